@@ -1,0 +1,191 @@
+"""Reading structure out of claim text: anchor slots, value heads, transitions, status words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, tokens
+from memory_autopsy.vocabulary import (
+    GENERIC_TOKENS,
+    HEDGES,
+    NEGATIONS,
+    STATUS_VERBS,
+    VERSIONED_SLOTS,
+    Vocabulary,
+)
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:()]|\s(?:to|for|with|in favou?r of|by|and|but|because|since|after|as of|on)\s)")
+_QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)$")
+_VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
+
+
+@dataclass(frozen=True, slots=True)
+class ValueShape:
+    words: frozenset[str]
+    head: str
+    versions: tuple[str, ...]
+    numbers: tuple[str, ...]
+
+
+def canonical_token(token: str, vocabulary: Vocabulary) -> str:
+    return vocabulary.synonyms.get(token, token)
+
+
+def value_shape(value: str, vocabulary: Vocabulary) -> ValueShape:
+    return _value_shape(value, vocabulary)
+
+
+@lru_cache(maxsize=65536)
+def _value_shape(value: str, vocabulary: Vocabulary) -> ValueShape:
+    toks = [canonical_token(t, vocabulary) for t in tokens(value)]
+    words: list[str] = []
+    versions: list[str] = []
+    numbers: list[str] = []
+    previous_word = False
+    for tok in toks:
+        if tok[0].isdigit() or (tok[0] == "v" and _VERSION.fullmatch(tok) and len(tok) > 1):
+            if previous_word and _VERSION.fullmatch(tok):
+                versions.append(tok.lstrip("v"))
+            else:
+                numbers.append(tok)
+            previous_word = False
+            continue
+        previous_word = tok not in STOPWORDS
+        if tok not in STOPWORDS:
+            words.extend(tok.split())
+    head = words[0] if words else (numbers[0] if numbers else "")
+    return ValueShape(frozenset(words), head, tuple(versions), tuple(numbers))
+
+
+def compare_values(a: str, b: str, vocabulary: Vocabulary) -> str:
+    """'same', 'refine' (equal heads), 'version' (same head, version bump) or 'differ'."""
+    return _compare_values(a, b, vocabulary)
+
+
+@lru_cache(maxsize=65536)
+def _compare_values(a: str, b: str, vocabulary: Vocabulary) -> str:
+    if normalize_claim(a) == normalize_claim(b):
+        return "same"
+    sa, sb = value_shape(a, vocabulary), value_shape(b, vocabulary)
+    if sa.words == sb.words and sa.versions == sb.versions and sa.numbers == sb.numbers:
+        return "same"
+    if sa.numbers != sb.numbers and sa.numbers and sb.numbers:
+        return "differ"
+    if sa.words and sb.words and (sa.words <= sb.words or sb.words <= sa.words):
+        if sa.versions and sb.versions and sa.versions != sb.versions:
+            return "version"
+        return "refine"
+    if not sa.words and not sb.words:
+        return "differ" if (sa.numbers or sa.versions) != (sb.numbers or sb.versions) else "same"
+    return "differ"
+
+
+def version_key(value: str, vocabulary: Vocabulary) -> tuple[int, ...]:
+    shape = value_shape(value, vocabulary)
+    if not shape.versions:
+        return ()
+    return tuple(int(p) for p in re.findall(r"\d+", shape.versions[0]))
+
+
+def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
+    base = slot.split(":", 1)[-1].lower().replace("-", "_")
+    return base in vocabulary.versioned_slots or base.endswith("_version") or base in VERSIONED_SLOTS
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    trigger: str
+    anchors: tuple[str, ...]
+
+
+def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
+    """The first transition trigger in a claim and the anchor tokens it retracts."""
+    text = " " + normalize_claim(body) + " "
+    best: tuple[int, str, bool] | None = None
+    for trigger, backward in _trigger_table(vocabulary):
+        pos = text.find(f" {trigger} ")
+        if pos >= 0 and (best is None or pos < best[0] or (pos == best[0] and len(trigger) > len(best[1]))):
+            best = (pos, trigger, backward)
+    if best is None:
+        return None
+    pos, trigger, backward = best
+    after = text[pos + len(trigger) + 2 :]
+    before = text[:pos]
+    window = "" if backward else _CLAUSE_BREAK.split(" " + after, maxsplit=1)[0]
+    anchors = _anchor_tokens(window, trigger, vocabulary)
+    if not anchors:
+        anchors = _anchor_tokens(before, trigger, vocabulary)
+    return Transition(trigger, anchors) if anchors else None
+
+
+@lru_cache(maxsize=8)
+def _trigger_table(vocabulary: Vocabulary) -> tuple[tuple[str, bool], ...]:
+    table = [(t, False) for t in vocabulary.forward_triggers] + [
+        (t, True) for t in vocabulary.backward_triggers
+    ]
+    table += [(f"was {t}", True) for t in vocabulary.forward_triggers if " " not in t]
+    table += [(f"been {t}", True) for t in vocabulary.forward_triggers if " " not in t]
+    return tuple(table)
+
+
+def _anchor_tokens(window: str, trigger: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    trigger_words = set(trigger.split()) | {"was", "been", "is", "has", "had", "using", "uses"}
+    found: list[str] = []
+    for tok in tokens(window):
+        tok = canonical_token(tok, vocabulary)
+        if tok in STOPWORDS or tok in trigger_words or tok in GENERIC_TOKENS:
+            continue
+        if tok[0].isdigit() or len(tok) < 2:
+            continue
+        if tok not in found:
+            found.append(tok)
+    return tuple(found)
+
+
+def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:
+    """(slot, value, qualifier) proven by a prose verb frame, or None."""
+    text = " " + fold(body).strip().rstrip(".") + " "
+    if any(neg in text for neg in NEGATIONS) or find_transition(body, vocabulary):
+        return None
+    for phrase, slot in _anchor_table(vocabulary):
+        pos = text.find(f" {phrase} ")
+        if pos < 0:
+            continue
+        rest = text[pos + len(phrase) + 2 :].strip()
+        if slot == "anchor:uses" and phrase in ("migrated to", "switched to", "moved to"):
+            qualifier = ""
+        else:
+            match = _QUALIFIER.search(" " + rest)
+            qualifier = normalize_claim(match["q"]) if match else ""
+        value = _VALUE_END.split(" " + rest, maxsplit=1)[0].strip()
+        if value:
+            return slot, _original_case(body, value), qualifier
+    return None
+
+
+def _original_case(body: str, folded_value: str) -> str:
+    index = fold(body).find(folded_value)
+    return body[index : index + len(folded_value)] if index >= 0 else folded_value
+
+
+@lru_cache(maxsize=8)
+def _anchor_table(vocabulary: Vocabulary) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(vocabulary.anchors.items(), key=lambda kv: -len(kv[0])))
+
+
+def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
+    words = set(tokens(body))
+    transition = find_transition(body, vocabulary)
+    if transition is not None:
+        return transition.trigger
+    for word in STATUS_VERBS:
+        if word in words:
+            return word
+    return None
+
+
+def is_hedged(body: str) -> bool:
+    return bool(HEDGES & set(tokens(body)))

@@ -1,0 +1,74 @@
+"""The `memory-autopsy` console entry: parse, dispatch to one command, return the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from memory_autopsy import __version__
+
+EPILOG = """examples:
+  memory-autopsy scan examples/                      lint every memory file under a folder
+  memory-autopsy scan MEMORY.md --json | jq .counts  machine-readable findings
+  memory-autopsy scan . --fail-on error              fail only on errors
+  memory-autopsy report MEMORY.md                    markdown report with the fix plan (dry run)
+  memory-autopsy report MEMORY.md --apply --yes-i-know   apply the plan (snapshots first)
+  memory-autopsy undo MEMORY.md                      restore the newest snapshot
+  memory-autopsy as-of 2026-03-01 store.jsonl        what was believed on a date
+  memory-autopsy admit --fact '{"entity": "billing", "slot": "tool", "value": "MySQL"}' store.jsonl
+  memory-autopsy baseline .                          accept today's findings; fail only on new ones
+
+exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage error
+"""
+
+FORMATS = ("text", "json", "markdown", "sarif", "github")
+LEVELS = ("info", "review", "warning", "error", "never")
+
+
+def _lint_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="memory files or folders")
+    parser.add_argument("--format", choices=FORMATS, default=None, help="output format (default text)")
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the output to FILE")
+    parser.add_argument("--fail-on", choices=LEVELS, default=None, help="lowest severity that fails")
+    parser.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
+    parser.add_argument("--engine", choices=("heuristic", "embed"), default=None)
+    parser.add_argument("--max-age-days", type=int, metavar="N", help="turn on `aged` for facts older than N days")
+    parser.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up)")
+    parser.add_argument("--isolated", action="store_true", help="ignore any rule file")
+    parser.add_argument("--baseline", metavar="FILE", help="report and fail only on findings not in FILE")
+    parser.add_argument("--include-baselined", action="store_true", help="also output baselined findings")
+    parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
+    parser.add_argument("--no-cache", action="store_true", help="embed engine: skip the embedding cache")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memory-autopsy",
+        description="ESLint for LLM agent memory: lint stored facts for duplicates, "
+        "contradictions and staleness.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memory-autopsy {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from memory_autopsy.commands import register_all
+
+    register_all(sub, _lint_options, EPILOG)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    from memory_autopsy.commands import dispatch
+
+    return dispatch(parser, args, sys.stdout, sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

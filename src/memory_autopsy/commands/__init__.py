@@ -1,0 +1,40 @@
+"""Subcommands: each module registers its parsers and handlers; cli.py only dispatches."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from typing import TextIO
+
+from memory_autopsy.errors import UsageError
+
+MODULES = ("lint", "ci_commands", "temporal_commands", "fix_commands")
+
+LintOptions = Callable[[argparse.ArgumentParser], None]
+
+
+def register_all(sub: argparse._SubParsersAction, lint_options: LintOptions, epilog: str) -> None:  # type: ignore[type-arg]
+    for name in MODULES:
+        try:
+            module = importlib.import_module(f"memory_autopsy.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"memory_autopsy.commands.{name}":
+                raise
+            continue
+        module.register(sub, lint_options, epilog)
+
+
+def dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(err)
+        return 2
+    try:
+        return int(handler(args, out, err))
+    except UsageError as error:
+        err.write(f"memory-autopsy: error: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write("memory-autopsy: interrupted\n")
+        return 130

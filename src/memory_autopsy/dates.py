@@ -1,0 +1,116 @@
+"""Lenient date parsing: every accepted shape becomes an ISO date or datetime string."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+
+_MONTHS = {
+    name: index
+    for index, names in enumerate(
+        [
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+_ISO = re.compile(
+    r"(?P<y>\d{4})[-/](?P<m>\d{1,2})(?:[-/](?P<d>\d{1,2})"
+    r"(?:[T ](?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d+)?)?"
+    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?)?)?"
+)
+_MDY = re.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})", re.I)
+_DMY = re.compile(rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})", re.I)
+_MY = re.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<y>\d{{4}})", re.I)
+
+DATE_PATTERN = (
+    rf"\d{{4}}[-/]\d{{1,2}}(?:[-/]\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
+    rf"(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?"
+    rf"|(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH})\.?,?\s+\d{{4}}"
+)
+
+
+def _build(year: int, month: int, day: int | None) -> str | None:
+    try:
+        if day is None:
+            return date(year, month, 1).isoformat()[:7]
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def parse_date(value: object) -> str | None:
+    """Return an ISO string for a lenient date, or None when it is not a date."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return _from_epoch(float(value))
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text or len(text) > 64:
+        return None
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> str | None:
+    match = _ISO.fullmatch(text)
+    if match:
+        return _iso_from_match(match)
+    for pattern in (_MDY, _DMY):
+        match = pattern.fullmatch(text)
+        if match:
+            month = _MONTHS[match["mon"].lower().rstrip(".")]
+            return _build(int(match["y"]), month, int(match["d"]))
+    match = _MY.fullmatch(text)
+    if match:
+        return _build(int(match["y"]), _MONTHS[match["mon"].lower()], None)
+    return None
+
+
+def _iso_from_match(match: re.Match[str]) -> str | None:
+    day = int(match["d"]) if match["d"] else None
+    base = _build(int(match["y"]), int(match["m"]), day)
+    if base is None or match["H"] is None:
+        return base
+    hour, minute = int(match["H"]), int(match["M"])
+    second = int(match["S"] or 0)
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    stamp = f"{base}T{hour:02d}:{minute:02d}:{second:02d}"
+    tz = match["tz"]
+    if tz:
+        stamp += "Z" if tz == "Z" else tz[:3] + ":" + tz[-2:]
+    return stamp
+
+
+def _from_epoch(seconds: float) -> str | None:
+    if seconds > 1e11:
+        seconds /= 1000.0
+    try:
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def day_of(stamp: str | None) -> str | None:
+    """The calendar-day part of an ISO stamp, padded for month-only dates."""
+    if not stamp:
+        return None
+    return stamp[:10] if len(stamp) >= 10 else stamp + "-01"
+
+
+def sort_key(stamp: str | None) -> str:
+    """Comparable key: observation order is by day, then time where both have one."""
+    return stamp or ""

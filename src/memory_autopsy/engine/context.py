@@ -1,0 +1,82 @@
+"""Per-run derived views of facts that several layers share (computed once, lazily)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from memory_autopsy.dates import day_of
+from memory_autopsy.model import Fact
+from memory_autopsy.normalize import entity_form, normalize_claim
+from memory_autopsy.settings import Settings
+
+
+def fact_body(fact: Fact) -> str:
+    """The claim without an `entity:` prefix, so section bullets and entity claims compare."""
+    claim = fact.claim
+    for name in (fact.written_entity, fact.entity):
+        if name and claim[: len(name)].casefold() == name.casefold():
+            rest = claim[len(name) :].lstrip()
+            if rest.startswith(":"):
+                return rest[1:].strip()
+    return claim
+
+
+def observed_order(a: Fact, b: Fact) -> int | None:
+    """-1 if a is older, 1 if newer, None when there is no observation order."""
+    if not a.observed_at or not b.observed_at:
+        return None
+    if len(a.observed_at) > 10 and len(b.observed_at) > 10 and a.observed_at[:10] == b.observed_at[:10]:
+        ka, kb = a.observed_at, b.observed_at
+    else:
+        ka, kb = day_of(a.observed_at) or "", day_of(b.observed_at) or ""
+    if ka == kb:
+        return None
+    return -1 if ka < kb else 1
+
+
+@dataclass
+class Context:
+    facts: Sequence[Fact]
+    settings: Settings
+    _norm: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def vocabulary(self):  # type: ignore[no-untyped-def]
+        return self.settings.vocabulary
+
+    def norm_body(self, fact: Fact) -> str:
+        cached = self._norm.get(fact.order)
+        if cached is None:
+            cached = normalize_claim(fact_body(fact))
+            self._norm[fact.order] = cached
+        return cached
+
+    @cached_property
+    def active(self) -> list[Fact]:
+        as_of = self.settings.as_of
+        if as_of is None:
+            return [f for f in self.facts if f.valid_to is None]
+        return [f for f in self.facts if f.valid_to is None or f.valid_to > as_of]
+
+    @cached_property
+    def by_entity(self) -> dict[str, list[Fact]]:
+        groups: dict[str, list[Fact]] = {}
+        for fact in self.facts:
+            groups.setdefault(entity_form(fact.entity), []).append(fact)
+        return groups
+
+    @cached_property
+    def active_by_entity(self) -> dict[str, list[Fact]]:
+        groups: dict[str, list[Fact]] = {}
+        for fact in self.active:
+            groups.setdefault(entity_form(fact.entity), []).append(fact)
+        return groups
+
+    def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
+        if not fact.slot:
+            return None
+        slot = fact.slot.strip().lower().replace(" ", "_")
+        slot = self.vocabulary.slot_aliases.get(slot, slot)
+        return entity_form(fact.entity), slot, fact.qualifier

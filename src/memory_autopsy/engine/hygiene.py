@@ -1,0 +1,129 @@
+"""Layer 0: provenance, windows, ids, declarations, look-alike names, unreadable input, age."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, timedelta
+
+from memory_autopsy.dates import day_of
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, plain_finding, quote
+from memory_autopsy.model import Fact, Finding, Store
+from memory_autopsy.normalize import entity_form, normalize_claim
+
+
+def bad_input(store: Store) -> Iterator[Finding]:
+    for problem in store.problems:
+        yield plain_finding(
+            "bad_input", problem.path, problem.line, "", f"{problem.path}: {problem.message}",
+            (problem.path, problem.message),
+        )
+
+
+def per_fact(ctx: Context) -> Iterator[Finding]:
+    for fact in ctx.facts:
+        if fact.observed_at is None and fact.source is None:
+            yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
+        if fact.valid_to is not None:
+            yield fact_finding(
+                "superseded", fact, f"resolved history: valid until {fact.valid_to}: {quote(fact.claim)!r}"
+            )
+        start, end = day_of(fact.valid_from), day_of(fact.valid_to)
+        if start and end and start > end:
+            yield fact_finding(
+                "validity_order", fact,
+                f"empty validity window: valid_from {fact.valid_from} is after valid_to {fact.valid_to}",
+            )
+
+
+def _content(fact: Fact) -> tuple[object, ...]:
+    return (
+        entity_form(fact.entity), fact.slot, normalize_claim(fact.value), normalize_claim(fact.claim),
+        fact.observed_at, fact.valid_from, fact.valid_to, fact.source,
+    )
+
+
+def duplicate_ids(ctx: Context) -> Iterator[Finding]:
+    first: dict[str, Fact] = {}
+    for fact in ctx.facts:
+        if not fact.id_given:
+            continue
+        earlier = first.setdefault(fact.id, fact)
+        if earlier is not fact and _content(earlier) != _content(fact):
+            yield fact_finding(
+                "duplicate_id", fact,
+                f"id {fact.id} is also used by {earlier.path}:{earlier.line} for different content",
+                related=[earlier],
+            )
+
+
+def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
+    known = set(ctx.by_entity) | {entity_form(name) for name in store.related_entities}
+    for declaration in store.declarations:
+        form = entity_form(declaration.entity)
+        if form in known:
+            continue
+        yield plain_finding(
+            "orphan_entity", declaration.path, declaration.line, declaration.entity,
+            f"entity {declaration.entity!r} is declared ({declaration.kind}) but holds no facts",
+            (declaration.path, form),
+        )
+
+
+def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
+    first_fact: dict[str, Fact] = {}
+    for fact in ctx.facts:
+        first_fact.setdefault(fact.written_entity, fact)
+    for name_a, form_a, name_b, form_b in store.alias_pairs:
+        fact = first_fact[name_b]
+        other = first_fact[name_a]
+        distance = _distance(form_a, form_b)
+        similarity = 1 - distance / max(len(form_a), len(form_b))
+        message = (
+            f"{name_a!r} (form {form_a!r}) and {name_b!r} (form {form_b!r}) differ by "
+            f"{distance} edit(s), similarity {similarity:.2f} — NOT merged; confirm whether they "
+            "are one entity"
+        )
+        yield fact_finding(
+            "unresolved_alias", fact, message, related=[other], confidence=round(similarity, 2),
+            extra={"names": (name_a, name_b)},
+        )
+
+
+def _distance(a: str, b: str) -> int:
+    from memory_autopsy.normalize import edit_distance
+
+    return edit_distance(a, b, 3)
+
+
+def aged(ctx: Context, today: date) -> Iterator[Finding]:
+    limit = ctx.settings.max_age_days
+    if limit is None:
+        return
+    reference = date.fromisoformat(day_of(ctx.settings.as_of) or today.isoformat())
+    cutoff = (reference - timedelta(days=limit)).isoformat()
+    bodies: dict[tuple[str, str], int] = {}
+    newest: dict[tuple[str, str, str], str] = {}
+    for fact in ctx.active:
+        key = (entity_form(fact.entity), ctx.norm_body(fact))
+        bodies[key] = bodies.get(key, 0) + 1
+        slot = ctx.slot_key(fact)
+        if slot and fact.observed_at:
+            newest[slot] = max(newest.get(slot, ""), day_of(fact.observed_at) or "")
+    for fact in ctx.active:
+        day = day_of(fact.observed_at)
+        if not day or day >= cutoff:
+            continue
+        if bodies[(entity_form(fact.entity), ctx.norm_body(fact))] > 1:
+            continue
+        slot = ctx.slot_key(fact)
+        if slot and newest.get(slot, "") > day:
+            continue
+        yield fact_finding(
+            "aged", fact,
+            f"observed {fact.observed_at}, older than {limit} days at {reference.isoformat()}, "
+            "with no corroboration and no newer fact in its slot",
+        )
+
+
+__all__ = ["bad_input", "per_fact", "duplicate_ids", "orphans", "look_alikes", "aged", "observed_order"]

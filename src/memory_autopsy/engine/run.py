@@ -1,0 +1,84 @@
+"""The engine entry: run every layer over a Store and return a Report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import date
+from typing import Protocol
+
+from memory_autopsy.engine import duplicates, hygiene, slots, transitions
+from memory_autopsy.engine.context import Context
+from memory_autopsy.model import Finding, Report, Severity, Store
+from memory_autopsy.settings import Settings
+
+
+class Layer(Protocol):
+    """An optional extra layer (the embedding layer) run after the heuristics."""
+
+    def __call__(self, ctx: Context, found: list[Finding]) -> list[Finding]: ...
+
+
+def lint_store(
+    store: Store,
+    settings: Settings | None = None,
+    *,
+    extra_layer: Layer | None = None,
+    today: date | None = None,
+) -> Report:
+    settings = settings or Settings()
+    facts = store.facts
+    if settings.as_of:
+        facts = tuple(f for f in facts if not f.observed_at or f.observed_at[:10] <= settings.as_of[:10])
+    ctx = Context(facts, settings)
+    found: list[Finding] = []
+    found += hygiene.bad_input(store)
+    found += hygiene.per_fact(ctx)
+    found += hygiene.duplicate_ids(ctx)
+    found += hygiene.orphans(store, ctx)
+    found += hygiene.look_alikes(store, ctx)
+    exact, copies = duplicates.exact(ctx)
+    found += exact
+    found += duplicates.near(ctx, copies)
+    explicit, pairs = transitions.find(ctx)
+    found += explicit
+    found += slots.find(ctx, copies | {flagged for flagged, _ in pairs})
+    found += hygiene.aged(ctx, today or date.today())
+    if extra_layer is not None:
+        found += extra_layer(ctx, found)
+    kept, suppressed = _apply_settings(found, settings, ctx)
+    return Report(
+        engine=settings.engine,
+        facts=facts,
+        findings=tuple(sorted(kept, key=sort_key)),
+        paths=store.paths,
+        suppressed=suppressed,
+    )
+
+
+def sort_key(finding: Finding) -> tuple[str, int, str, str]:
+    return (finding.path, finding.line, finding.rule, finding.fingerprint)
+
+
+def _apply_settings(
+    found: Iterable[Finding], settings: Settings, ctx: Context
+) -> tuple[list[Finding], int]:
+    by_line = {(f.path, f.line): f.suppress for f in ctx.facts if f.suppress}
+    kept: list[Finding] = []
+    suppressed = 0
+    for finding in found:
+        severity = settings.severity_of(finding.rule, finding.severity)
+        if severity is None:
+            continue
+        rules = by_line.get((finding.path, finding.line), ())
+        if "*" in rules or "all" in rules or finding.rule in rules:
+            suppressed += 1
+            continue
+        if severity is not finding.severity:
+            finding = _with_severity(finding, severity)
+        kept.append(finding)
+    return kept, suppressed
+
+
+def _with_severity(finding: Finding, severity: Severity) -> Finding:
+    return replace(finding, severity=severity)

@@ -1,0 +1,116 @@
+"""Layers 2b/2c: facts filling one (entity, slot) with different values.
+
+Ordered pairs are judged against the newest observation; unordered pairs (equal dates or an
+undated side) are confirmed only by two explicit records, and hedged when prose is involved.
+Each group is walked once: no pairwise loop over an entity's facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memory_autopsy.claims import compare_values, is_versioned_slot, value_shape, version_key
+from memory_autopsy.dates import day_of
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.model import Fact, Fidelity, Finding
+from memory_autopsy.normalize import normalize_claim
+
+ANCHOR_CUE = 0.6
+
+
+def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
+    groups: dict[tuple[str, str, str], list[Fact]] = {}
+    for fact in ctx.active:
+        key = ctx.slot_key(fact)
+        if key is not None and fact.order not in skip:
+            groups.setdefault(key, []).append(fact)
+    for (_, slot, _), facts in groups.items():
+        if len(facts) < 2 or _all_same(facts):
+            continue
+        yield from _group(ctx, slot, facts)
+
+
+def _all_same(facts: Sequence[Fact]) -> bool:
+    first = normalize_claim(facts[0].value)
+    return all(normalize_claim(f.value) == first for f in facts[1:])
+
+
+def _day(fact: Fact) -> str:
+    return day_of(fact.observed_at) or ""
+
+
+def _group(ctx: Context, slot: str, facts: list[Fact]) -> Iterator[Finding]:
+    dated = [f for f in facts if f.observed_at]
+    top = max((_day(f) for f in dated), default="")
+    survivors = [f for f in dated if _day(f) == top]
+    distinct = list({normalize_claim(f.value): f for f in reversed(survivors)}.values())[::-1]
+    for fact in dated:
+        if _day(fact) == top:
+            continue
+        verdicts = [(s, compare_values(fact.value, s.value, ctx.vocabulary)) for s in distinct]
+        if any(v in ("same", "refine") for _, v in verdicts):
+            continue
+        survivor, verdict = verdicts[0]
+        if observed_order(fact, survivor) == -1:
+            yield _ordered(ctx, slot, fact, survivor, verdict)
+    pool = sorted(survivors + [f for f in facts if not f.observed_at], key=lambda f: f.order)
+    if len(pool) > 1:
+        yield from _unordered(ctx, slot, pool)
+
+
+def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) -> Finding:
+    shown = _values(ctx, older, newer)
+    when = f"observed {older.observed_at} -> {newer.observed_at}"
+    if verdict == "version" or is_versioned_slot(slot, ctx.vocabulary):
+        return fact_finding(
+            "stale", older, f"slot {slot!r} superseded by a later observation ({shown}; {when})",
+            related=[newer], extra=_extra(newer),
+        )
+    return fact_finding(
+        "contradicted_implicit", older, f"slot {slot!r} value conflict ({shown}; {when})",
+        related=[newer], extra=_extra(newer),
+    )
+
+
+def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
+    first = pool[0]
+    for other in pool[1:]:
+        verdict = compare_values(first.value, other.value, ctx.vocabulary)
+        if verdict in ("same", "refine"):
+            continue
+        why = f"no observation order: {first.observed_at or 'undated'} and {other.observed_at or 'undated'}"
+        if verdict == "version":
+            low, high = sorted((first, other), key=lambda f: version_key(f.value, ctx.vocabulary))
+            if version_key(low.value, ctx.vocabulary) != version_key(high.value, ctx.vocabulary):
+                yield fact_finding(
+                    "stale", low, f"slot {slot!r} version bump ({_values(ctx, low, high)}; {why}; "
+                    "the lower version is flagged)", related=[high], layer="2c", extra=_extra(high),
+                )
+                continue
+        if first.fidelity is Fidelity.FULL and other.fidelity is Fidelity.FULL:
+            yield fact_finding(
+                "contradicted_implicit", first,
+                f"slot-equality: {slot} {first.value!r} vs {other.value!r} ({why} — the two canonical "
+                "records disagree, neither is newer)",
+                related=[other], layer="2c", extra=_extra(other),
+            )
+        else:
+            yield fact_finding(
+                "likely_conflict", first,
+                f"prose-only: slot {slot!r} value conflict ({_values(ctx, first, other)}); {why}; "
+                f"composite confidence {ANCHOR_CUE:.2f} (verb-frame cue, nothing proves it)",
+                related=[other], layer="2c", confidence=ANCHOR_CUE,
+            )
+
+
+def _values(ctx: Context, a: Fact, b: Fact) -> str:
+    ha = value_shape(a.value, ctx.vocabulary).head or a.value
+    hb = value_shape(b.value, ctx.vocabulary).head or b.value
+    if ha == hb:
+        ha, hb = quote(a.value, 40), quote(b.value, 40)
+    return f"{ha!r} -> {hb!r}"
+
+
+def _extra(survivor: Fact) -> dict[str, object]:
+    return {"survivor_date": survivor.observed_at, "survivor_id": survivor.id}

@@ -1,0 +1,74 @@
+"""Layer 2: a fact carrying a transition trigger retracts what another fact asserts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memory_autopsy.claims import Transition, canonical_token, find_transition
+from memory_autopsy.engine.context import Context, fact_body, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import tokens
+from memory_autopsy.vocabulary import NEGATIONS
+
+
+def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
+    """Findings plus the (flagged, trigger) pairs, so later layers do not repeat them."""
+    findings: list[Finding] = []
+    pairs: set[tuple[int, int]] = set()
+    flagged: set[int] = set()
+    for facts in ctx.active_by_entity.values():
+        retractions = _retractions(ctx, facts)
+        if not retractions:
+            continue
+        index = _anchor_index(ctx, facts, {f.order for f, _ in retractions})
+        for trigger_fact, transition in retractions:
+            for anchor in transition.anchors:
+                for target in index.get(anchor, ()):
+                    if target.order in flagged or target.order == trigger_fact.order:
+                        continue
+                    if observed_order(trigger_fact, target) == -1:
+                        continue
+                    flagged.add(target.order)
+                    pairs.add((target.order, trigger_fact.order))
+                    findings.append(_finding(target, trigger_fact, transition, anchor))
+    return findings, pairs
+
+
+def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[tuple[Fact, Transition]]:
+    found = []
+    for fact in facts:
+        if fact.status_verb is None or fact.fidelity.value == "FULL":
+            continue
+        transition = find_transition(fact_body(fact), ctx.vocabulary)
+        if transition is not None:
+            found.append((fact, transition))
+    return found
+
+
+def _anchor_index(ctx: Context, facts: Sequence[Fact], skip: set[int]) -> dict[str, list[Fact]]:
+    index: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.order in skip:
+            continue
+        body = " " + ctx.norm_body(fact) + " "
+        if any(neg in body for neg in NEGATIONS):
+            continue
+        words = {canonical_token(t, ctx.vocabulary) for t in tokens(fact_body(fact))}
+        if fact.value:
+            words |= {canonical_token(t, ctx.vocabulary) for t in tokens(fact.value)}
+        for word in words:
+            index.setdefault(word, []).append(fact)
+    return index
+
+
+def _finding(target: Fact, trigger: Fact, transition: Transition, anchor: str) -> Finding:
+    when = "newer" if observed_order(trigger, target) == 1 else "unordered"
+    message = (
+        f"{when} fact has transition trigger {transition.trigger!r} on shared anchor {anchor!r}: "
+        f"{quote(trigger.claim)!r} ({trigger.path}:{trigger.line})"
+    )
+    return fact_finding(
+        "contradicted_explicit", target, message, related=[trigger],
+        extra={"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at},
+    )

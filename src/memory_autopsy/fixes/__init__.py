@@ -1,0 +1,1 @@
+"""Fix plans (always computed, a dry run) and their atomic, snapshotted application."""

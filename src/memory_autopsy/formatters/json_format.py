@@ -1,0 +1,51 @@
+"""The JSON contract of SPEC section 5, defined once."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from memory_autopsy import __version__
+from memory_autopsy.model import Finding, Report
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "layer": finding.layer,
+        "path": finding.path,
+        "line": finding.line,
+        "entity": finding.entity,
+        "fidelity": finding.fidelity,
+        "message": finding.message,
+        "confidence": finding.confidence,
+        "fact_ids": list(finding.fact_ids),
+        "related": [{"path": r.path, "line": r.line, "fact_id": r.fact_id} for r in finding.related],
+        "fingerprint": finding.fingerprint,
+    }
+    if finding.baseline is not None:
+        data["baseline"] = finding.baseline
+    return data
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    counts = Counter(f.rule for f in report.findings)
+    data: dict[str, Any] = {
+        "tool": "memory-autopsy",
+        "version": __version__,
+        "engine": report.engine,
+        "facts": len(report.facts),
+        "counts": dict(sorted(counts.items())),
+        "findings": [finding_dict(f) for f in report.findings],
+    }
+    if report.suppressed:
+        data["suppressed"] = report.suppressed
+    if report.fixed:
+        data["baseline_fixed"] = len(report.fixed)
+    return data
+
+
+def format_report(report: Report) -> str:
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,65 @@
+"""The markdown report: counts, findings with both sides, and the fix plan (a dry run)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from memory_autopsy.fixes.plan import Fix, plan
+from memory_autopsy.model import Fact, Report
+from memory_autopsy.rules import BY_ID
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _side(label: str, fact: Fact | None) -> str:
+    if fact is None:
+        return ""
+    when = f" (observed {fact.observed_at})" if fact.observed_at else " (undated)"
+    return f"  - {label}: \"{_cell(fact.claim)}\"{when}"
+
+
+def fix_lines(fixes: list[Fix]) -> list[str]:
+    lines: list[str] = []
+    for fix in fixes:
+        where = f"{fix.fact.path}:{fix.fact.line}"
+        if fix.action == "supersede":
+            lines.append(f"- supersede {where} — \"{_cell(fix.fact.claim)}\" (valid_to {fix.valid_to})")
+            lines.append(f"  new: {fix.new_line}")
+        else:
+            lines.append(f"- delete {where} — \"{_cell(fix.fact.claim)}\" ({_cell(fix.reason)})")
+    return lines
+
+
+def format_report(report: Report, *, applied: bool = False) -> str:
+    counts = Counter(f.rule for f in report.findings)
+    at = {(f.path, f.line): f for f in report.facts}
+    by_id = {f.id: f for f in report.facts}
+    lines = [
+        "# memory-autopsy report",
+        "",
+        f"Engine: `{report.engine}` | Facts scanned: {len(report.facts)} | "
+        f"Findings: {len(report.findings)}",
+        "",
+    ]
+    if counts:
+        lines += ["| Class | Count | Severity |", "|---|---|---|"]
+        lines += [f"| `{rule}` | {n} | {BY_ID[rule].severity.value} |" for rule, n in sorted(counts.items())]
+        lines += ["", "## Findings", ""]
+    for finding in report.findings:
+        entity = f" — entity `{finding.entity}`" if finding.entity else ""
+        lines.append(
+            f"- **{finding.rule}**{entity} `{finding.path}`:{finding.line}: {_cell(finding.message)}"
+        )
+        flagged = at.get((finding.path, finding.line))
+        if flagged is not None and finding.related:
+            lines.append(_side("flagged", flagged))
+            lines.append(_side("survivor", by_id.get(finding.related[0].fact_id)))
+    fixes = plan(report)
+    title = "## Fix plan (applied)" if applied else (
+        "## Fix plan (dry-run — pass --apply --yes-i-know to execute)"
+    )
+    lines += ["", title, ""]
+    lines += fix_lines(fixes) or ["- nothing to fix automatically"]
+    return "\n".join(lines).rstrip() + "\n"

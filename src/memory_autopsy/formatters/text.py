@@ -1,0 +1,42 @@
+"""One line per finding and a summary line, like every linter."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from memory_autopsy.model import Finding, Report
+
+
+def finding_line(finding: Finding) -> str:
+    where = f"{finding.path}:{finding.line}"
+    confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
+    entity = f" {finding.entity}" if finding.entity else ""
+    marker = " [new]" if finding.baseline == "new" else ""
+    return (
+        f"{where}: {finding.severity.value} {finding.rule} L{finding.layer}{confidence}{entity}"
+        f" :: {finding.message}{marker}"
+    )
+
+
+_HEDGED = frozenset({"likely_conflict", "contradicted_implicit", "near_duplicate", "unresolved_alias"})
+
+
+def summary(report: Report) -> str:
+    if not report.findings:
+        extra = f", {report.suppressed} suppressed" if report.suppressed else ""
+        return f"clean: {len(report.facts)} facts, 0 findings (engine={report.engine}){extra}"
+    counts = Counter(f.rule for f in report.findings)
+    detail = ", ".join(f"{rule}={count}" for rule, count in sorted(counts.items()))
+    parts = [f"== {len(report.findings)} findings ({detail})", f"{len(report.facts)} facts",
+             f"engine={report.engine}"]
+    if report.suppressed:
+        parts.append(f"{report.suppressed} suppressed")
+    if report.fixed:
+        parts.append(f"{len(report.fixed)} baselined finding(s) gone")
+    return " | ".join(parts)
+
+
+def format_report(report: Report) -> str:
+    lines = [finding_line(f) for f in report.findings]
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"

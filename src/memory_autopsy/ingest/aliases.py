@@ -1,0 +1,107 @@
+"""Entity identity: declared aliases and the conservative normal form fold; look-alikes do not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from itertools import combinations
+
+from memory_autopsy.model import Declaration, Fact
+from memory_autopsy.normalize import edit_distance, entity_form
+
+MAX_EDITS = 2
+MIN_SIMILARITY = 0.6
+MIN_LENGTH = 4
+
+AliasPair = tuple[str, str, str, str]
+
+
+class _Groups:
+    """Union-find over entity forms; the canonical name is the first name written."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+        self.display: dict[str, str] = {}
+
+    def add(self, form: str, written: str) -> None:
+        if form not in self.parent:
+            self.parent[form] = form
+            self.display[form] = written
+
+    def find(self, form: str) -> str:
+        root = form
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[form] != root:
+            self.parent[form], form = root, self.parent[form]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def resolve_entities(
+    facts: Sequence[Fact], declarations: Sequence[Declaration], related: Iterable[str]
+) -> tuple[list[Fact], list[Declaration], list[AliasPair], set[str]]:
+    groups = _Groups()
+    for fact in facts:
+        groups.add(entity_form(fact.entity), fact.entity)
+        for alias in fact.aliases:
+            groups.add(entity_form(alias), alias)
+            groups.union(entity_form(fact.entity), entity_form(alias))
+    for declaration in declarations:
+        groups.add(entity_form(declaration.entity), declaration.entity)
+
+    def canonical(name: str) -> str:
+        form = entity_form(name)
+        if form not in groups.parent:
+            return name
+        return groups.display[groups.find(form)]
+
+    resolved = [f if canonical(f.entity) == f.entity else replace(f, entity=canonical(f.entity)) for f in facts]
+    decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
+    names = {canonical(n) for n in related}
+    return resolved, decls, look_alikes(resolved, groups), names
+
+
+def look_alikes(facts: Sequence[Fact], groups: _Groups) -> list[AliasPair]:
+    """Pairs of entity groups whose forms are a small edit apart (never merged)."""
+    first_name: dict[str, str] = {}
+    for fact in facts:
+        root = groups.find(entity_form(fact.written_entity))
+        first_name.setdefault(root, fact.written_entity)
+    buckets: dict[str, list[str]] = {}
+    for root in first_name:
+        if len(root) >= MIN_LENGTH:
+            for key in _deletion_keys(root):
+                buckets.setdefault(key, []).append(root)
+    seen: set[tuple[str, str]] = set()
+    pairs: list[AliasPair] = []
+    order = {root: index for index, root in enumerate(first_name)}
+    for bucket in buckets.values():
+        if len(bucket) > 50:
+            continue
+        for a, b in combinations(sorted(set(bucket), key=order.__getitem__), 2):
+            if (a, b) in seen or _differ_only_in_digits(a, b):
+                continue
+            seen.add((a, b))
+            distance = edit_distance(a, b, MAX_EDITS)
+            if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY:
+                pairs.append((first_name[a], a, first_name[b], b))
+    return pairs
+
+
+def _deletion_keys(form: str) -> set[str]:
+    keys = {form}
+    singles = {form[:i] + form[i + 1 :] for i in range(len(form))}
+    keys |= singles
+    if len(form) <= 12:
+        for single in singles:
+            keys |= {single[:i] + single[i + 1 :] for i in range(len(single))}
+    return keys
+
+
+def _differ_only_in_digits(a: str, b: str) -> bool:
+    return "".join(c for c in a if not c.isdigit()) == "".join(c for c in b if not c.isdigit())

@@ -1,0 +1,107 @@
+"""The inline annotations a markdown claim can carry: explicit records, dates, sources."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory_autopsy.dates import DATE_PATTERN, parse_date
+
+_ENTITY = r"(?P<entity>[^:=\"()\n]{1,80}?)"
+_AKA = r"(?:\s*\((?:aka|a\.k\.a\.|alias(?:es)?)\s*:?\s*(?P<aka>[^)]*)\))?"
+_SLOT = r"(?P<slot>[A-Za-z_][\w.\-]*(?:\s[\w.\-]+){0,2}?)"
+_VALUE = r"\"(?P<value>[^\"]*)\""
+EXPLICIT = re.compile(rf"^{_ENTITY}{_AKA}\s*:\s*{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
+BARE_SLOT = re.compile(rf"^{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
+_SOURCE = re.compile(
+    r"\(\s*source\s*:\s*(?P<name>[^,)]*?)\s*(?:,\s*class\s*:\s*(?P<cls>[^)]*?)\s*)?\)", re.I
+)
+_PAIR = re.compile(r";\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<val>[^;]*?)\s*(?=;|--|\(source|$)", re.I)
+_OBS_DASH = re.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*")
+_OBS_PAREN = re.compile(
+    rf"\(\s*(?:observed|seen|as of|updated|verified|on)?\s*:?\s*(?P<date>{DATE_PATTERN})\s*\)", re.I
+)
+_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*\]?\s*(?:[-:–—]\s*)?")
+_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'")
+_EMPHASIS = re.compile(r"(\*\*|__|`)")
+
+
+@dataclass
+class Annotations:
+    observed_at: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    source: str | None = None
+    source_class: str | None = None
+    bad_dates: tuple[str, ...] = ()
+
+
+def strip_emphasis(text: str) -> str:
+    return _EMPHASIS.sub("", text).strip()
+
+
+def split_aliases(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    quoted = [a or b for a, b in _QUOTED.findall(text)]
+    names = quoted or [part.strip() for part in text.split(",")]
+    return tuple(n.strip() for n in names if n.strip())
+
+
+def read_rest(rest: str) -> Annotations:
+    """Parse `; key=value` pairs, `-- DATE` and `(source: …)` after an explicit value."""
+    notes = Annotations()
+    text = _read_source(rest, notes)
+    bad: list[str] = []
+    for match in _PAIR.finditer(text):
+        key, val = match["key"].lower(), match["val"].strip().strip('"')
+        if key in ("valid_from", "valid_at", "from"):
+            notes.valid_from = _date_or_bad(val, key, bad)
+        elif key in ("valid_to", "invalid_at", "until", "to"):
+            notes.valid_to = _date_or_bad(val, key, bad)
+        elif key in ("source",):
+            notes.source = val or None
+        elif key in ("source_class", "class"):
+            notes.source_class = val or None
+        elif key in ("observed", "observed_at", "date"):
+            notes.observed_at = _date_or_bad(val, key, bad)
+    dash = _OBS_DASH.search(text + " ")
+    if dash:
+        notes.observed_at = parse_date(dash["date"])
+    notes.bad_dates = tuple(bad)
+    return notes
+
+
+def _date_or_bad(text: str, key: str, bad: list[str]) -> str | None:
+    parsed = parse_date(text)
+    if parsed is None and text:
+        bad.append(f"{key}={text}")
+    return parsed
+
+
+def _read_source(text: str, notes: Annotations) -> str:
+    match = _SOURCE.search(text)
+    if not match:
+        return text
+    notes.source = match["name"].strip() or None
+    if match["cls"]:
+        notes.source_class = match["cls"].strip()
+    return text[: match.start()] + text[match.end() :]
+
+
+def read_prose(text: str) -> tuple[str, Annotations]:
+    """Strip date and source annotations off a prose claim; return the bare claim."""
+    notes = Annotations()
+    text = _read_source(text, notes)
+    lead = _LEAD_DATE.match(text)
+    if lead and parse_date(lead["date"]):
+        notes.observed_at = parse_date(lead["date"])
+        text = text[lead.end() :]
+    for pattern in (_OBS_PAREN, _OBS_DASH):
+        match = None
+        for match in pattern.finditer(text + " "):
+            pass
+        if match and parse_date(match["date"]):
+            notes.observed_at = notes.observed_at or parse_date(match["date"])
+            text = (text + " ")[: match.start()] + (text + " ")[match.end() :]
+    return text.strip().rstrip(" -–—").strip(), notes

@@ -1,0 +1,232 @@
+"""JSON and JSONL memory stores: flexible keys, wrappers, entity maps, memory graphs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory_autopsy.dates import parse_date
+from memory_autopsy.ingest.records import Draft
+from memory_autopsy.model import Declaration, Fidelity, Problem
+
+WRAPPERS = ("facts", "memories", "records", "items", "data", "entries", "observations_list")
+ENTITY_KEYS = ("entity", "subject", "name")
+CLAIM_KEYS = ("claim", "fact", "text", "memory", "content")
+SLOT_KEYS = ("slot", "predicate", "attribute")
+VALUE_KEYS = ("value", "object")
+OBSERVED_KEYS = (
+    "observed_at", "date", "observed", "created_at", "timestamp", "createdAt", "updated_at",
+    "updatedAt", "_savedAt",
+)
+SUPPRESS_KEYS = ("memory-autopsy-ignore", "memory_autopsy_ignore")
+
+
+@dataclass
+class JsonResult:
+    drafts: list[Draft] = field(default_factory=list)
+    declarations: list[Declaration] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    related: set[str] = field(default_factory=set)
+
+
+class _LineFinder:
+    """Maps records of a whole-file JSON document back to approximate line numbers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.cursor = 0
+
+    def line_of(self, needle: str | None) -> int:
+        if needle:
+            encoded = json.dumps(needle, ensure_ascii=False)[1:-1][:60]
+            pos = self.text.find(encoded, self.cursor)
+            if pos < 0:
+                pos = self.text.find(encoded)
+            if pos >= 0:
+                self.cursor = pos + 1
+                return self.text.count("\n", 0, pos) + 1
+        return self.text.count("\n", 0, self.cursor) + 1
+
+
+def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -> JsonResult:
+    result = JsonResult()
+    finder = _LineFinder(text)
+    if isinstance(document, str):
+        try:
+            document = json.loads(document)
+        except ValueError:
+            document = [document]
+    for item, entity, line in _items(document, entity_hint, finder, result):
+        _read_item(item, entity, path, line, result)
+    result.declarations = [
+        Declaration(d.entity, path, d.line, d.kind, d.written) for d in result.declarations
+    ]
+    return result
+
+
+def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResult:
+    result = JsonResult()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as error:
+            result.problems.append(Problem(path, number, f"malformed JSON line: {error.msg}"))
+            continue
+        if isinstance(item, (dict, str)):
+            _read_item(item, entity_hint, path, number, result)
+        else:
+            result.problems.append(Problem(path, number, "a JSON line must be an object or a string"))
+    return result
+
+
+def _items(
+    document: Any, entity_hint: str, finder: _LineFinder, result: JsonResult
+) -> Iterator[tuple[Any, str, int]]:
+    if isinstance(document, list):
+        for item in document:
+            yield item, entity_hint, finder.line_of(_needle(item))
+        return
+    if not isinstance(document, dict):
+        return
+    for key in WRAPPERS:
+        if isinstance(document.get(key), list):
+            yield from _items(document[key], entity_hint, finder, result)
+            return
+    if _is_record(document):
+        yield document, entity_hint, finder.line_of(_needle(document))
+        return
+    yield from _entity_map(document, finder, result)
+
+
+def _entity_map(
+    document: dict[str, Any], finder: _LineFinder, result: JsonResult
+) -> Iterator[tuple[Any, str, int]]:
+    for name, value in document.items():
+        line = finder.line_of(name)
+        if isinstance(value, list):
+            if not value:
+                result.declarations.append(Declaration(name, "", line, "map-key", name))
+            for item in value:
+                yield item, name, finder.line_of(_needle(item))
+        elif isinstance(value, dict):
+            if not value:
+                result.declarations.append(Declaration(name, "", line, "map-key", name))
+            if _is_record(value):
+                yield value, name, line
+                continue
+            for slot, slot_value in value.items():
+                if isinstance(slot_value, (str, int, float)) and not isinstance(slot_value, bool):
+                    yield {"slot": slot, "value": str(slot_value)}, name, finder.line_of(slot)
+        elif isinstance(value, str) and value.strip():
+            yield value, name, line
+
+
+def _needle(item: Any) -> str | None:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        for key in CLAIM_KEYS + VALUE_KEYS + ENTITY_KEYS:
+            if isinstance(item.get(key), str):
+                return str(item[key])
+    return None
+
+
+def _is_record(item: dict[str, Any]) -> bool:
+    keys = item.keys()
+    return any(k in keys for k in CLAIM_KEYS) or (
+        any(k in keys for k in SLOT_KEYS) and any(k in keys for k in VALUE_KEYS)
+    ) or item.get("type") in ("entity", "relation") or item.get("_type") in ("entity", "relation")
+
+
+def _first(item: dict[str, Any], keys: Iterable[str]) -> Any:
+    for key in keys:
+        value = item.get(key)
+        if value is not None and value != "":
+            return value
+    return None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult) -> None:
+    if isinstance(item, str):
+        if item.strip():
+            result.drafts.append(
+                Draft(entity=entity, claim=item.strip(), path=path, line=line,
+                      fidelity=Fidelity.RESIDUAL, shape="json")
+            )
+        return
+    if not isinstance(item, dict):
+        return
+    kind = item.get("type") or item.get("_type")
+    if kind == "relation":
+        for key in ("from", "to"):
+            if isinstance(item.get(key), str):
+                result.related.add(item[key])
+        return
+    if kind == "entity" and "observations" in item:
+        _graph_node(item, path, line, result)
+        return
+    draft = _record(item, entity, path, line)
+    if draft is not None:
+        result.drafts.append(draft)
+
+
+def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) -> None:
+    name = _text(item.get("name"))
+    observations = item.get("observations")
+    if not name or not isinstance(observations, list):
+        return
+    if not observations:
+        result.declarations.append(Declaration(name, path, line, "graph-node", name))
+    node_date = parse_date(_first(item, OBSERVED_KEYS))
+    for observation in observations:
+        if isinstance(observation, dict):
+            text = _text(_first(observation, CLAIM_KEYS))
+            stamp = parse_date(_first(observation, OBSERVED_KEYS)) or node_date
+        else:
+            text, stamp = _text(observation), node_date
+        if text:
+            result.drafts.append(
+                Draft(entity=name, claim=text, path=path, line=line, fidelity=Fidelity.PARTIAL,
+                      observed_at=stamp, shape="graph")
+            )
+
+
+def _record(item: dict[str, Any], entity: str, path: str, line: int) -> Draft | None:
+    slot, value = _text(_first(item, SLOT_KEYS)), _text(_first(item, VALUE_KEYS))
+    claim = _text(_first(item, CLAIM_KEYS))
+    named = _text(_first(item, ENTITY_KEYS))
+    if not claim and slot and value:
+        claim = f'{slot} = "{value}"'
+    if not claim:
+        return None
+    full = bool(slot and value)
+    fidelity = Fidelity.FULL if full else (Fidelity.PARTIAL if named else Fidelity.RESIDUAL)
+    aliases = item.get("aliases")
+    suppress = _first(item, SUPPRESS_KEYS)
+    given = item.get("id")
+    return Draft(
+        entity=named or entity, claim=claim, path=path, line=line, fidelity=fidelity,
+        slot=slot if full else "", value=value if full else "", body=claim,
+        observed_at=parse_date(_first(item, OBSERVED_KEYS)),
+        valid_from=parse_date(_first(item, ("valid_from", "valid_at"))),
+        valid_to=parse_date(_first(item, ("valid_to", "invalid_at"))),
+        source=_text(item.get("source")) or None,
+        source_class=_text(item.get("source_class")) or None,
+        status_verb=_text(item.get("status_verb")) or None,
+        aliases=tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, list) else (),
+        given_id=str(given) if isinstance(given, (str, int)) and str(given) else None,
+        shape="json",
+        suppress=tuple(suppress) if isinstance(suppress, list) else ((suppress,) if isinstance(suppress, str) else ()),
+    )

@@ -1,0 +1,160 @@
+"""From paths on disk to one Store: walking, decoding, dispatch by content, alias folding."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_autopsy.ingest.aliases import resolve_entities
+from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
+from memory_autopsy.ingest.markdown import parse_markdown
+from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.model import Declaration, Problem, Store
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
+
+MEMORY_SUFFIXES = (".md", ".markdown", ".json", ".jsonl")
+MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Source:
+    """One memory file: its display path and its bytes (read once, kept for fixes)."""
+
+    path: str
+    data: bytes
+
+
+def display_path(path: Path | str) -> str:
+    text = str(path).replace(os.sep, "/")
+    return text[2:] if text.startswith("./") else text
+
+
+def expand(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
+    """Files named or found under directories, in a stable order."""
+    files: list[str] = []
+    problems: list[Problem] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*")
+                if p.suffix.lower() in MEMORY_SUFFIXES and p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            files.extend(display_path(p) for p in found)
+        elif path.is_file():
+            files.append(display_path(given))
+        elif path.exists():
+            problems.append(Problem(display_path(given), 1, "not a regular file"))
+        else:
+            problems.append(Problem(display_path(given), 1, "no such file or directory"))
+    return list(dict.fromkeys(files)), problems
+
+
+def read_sources(files: Sequence[str]) -> tuple[list[Source], list[Problem]]:
+    sources: list[Source] = []
+    problems: list[Problem] = []
+    for name in files:
+        try:
+            size = os.path.getsize(name)
+            if size > MAX_BYTES:
+                problems.append(Problem(name, 1, f"file too large ({size} bytes)"))
+                continue
+            with open(name, "rb") as handle:
+                sources.append(Source(name, handle.read()))
+        except OSError as error:
+            problems.append(Problem(name, 1, f"unreadable: {error.strerror or error}"))
+    return sources, problems
+
+
+def load(paths: Iterable[str], vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> Store:
+    files, problems = expand(paths)
+    sources, read_problems = read_sources(files)
+    return load_sources(sources, vocabulary, problems + read_problems)
+
+
+def load_sources(
+    sources: Sequence[Source],
+    vocabulary: Vocabulary = DEFAULT_VOCABULARY,
+    problems: Sequence[Problem] = (),
+) -> Store:
+    drafts: list[Draft] = []
+    declarations: list[Declaration] = []
+    all_problems = list(problems)
+    related: set[str] = set()
+    for source in sources:
+        result = parse_source(source)
+        drafts.extend(result.drafts)
+        declarations.extend(result.declarations)
+        all_problems.extend(result.problems)
+        related.update(result.related)
+    facts = [finish(d, vocabulary, order) for order, d in enumerate(drafts)]
+    facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
+    return Store(
+        facts=tuple(facts),
+        declarations=tuple(declarations),
+        problems=tuple(all_problems),
+        related_entities=frozenset(related),
+        paths=tuple(s.path for s in sources),
+        alias_pairs=tuple(alias_pairs),
+    )
+
+
+def decode(source: Source) -> str | Problem:
+    data = source.data
+    if not data.strip():
+        return Problem(source.path, 1, "empty file")
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Problem(source.path, 1, "binary file (NUL bytes)")
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        return Problem(source.path, 1, f"not UTF-8 (invalid byte at offset {error.start}, line {line})")
+
+
+def parse_source(source: Source) -> JsonResult:
+    text = decode(source)
+    if isinstance(text, Problem):
+        return JsonResult(problems=[text])
+    if not text.strip():
+        return JsonResult(problems=[Problem(source.path, 1, "empty file")])
+    stem = Path(source.path).stem
+    suffix = Path(source.path).suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return _markdown(text, source.path, stem)
+    if suffix == ".jsonl":
+        return parse_json_lines(text.splitlines(), source.path, stem)
+    return _json_or_markdown(text, source.path, stem, strict=suffix == ".json")
+
+
+def _markdown(text: str, path: str, stem: str) -> JsonResult:
+    parsed = parse_markdown(text, path, stem)
+    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems)
+
+
+def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonResult:
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        lines = text.splitlines()
+        if _looks_like_json_lines(lines):
+            return parse_json_lines(lines, path, stem)
+        if strict:
+            lineno = getattr(error, "lineno", 1)
+            message = getattr(error, "msg", str(error))
+            return JsonResult(problems=[Problem(path, 1, f"malformed JSON (line {lineno}): {message}")])
+        return _markdown(text, path, stem)
+    except RecursionError:
+        return JsonResult(problems=[Problem(path, 1, "JSON nested too deeply")])
+    return parse_json_document(document, text, path, stem)
+
+
+def _looks_like_json_lines(lines: list[str]) -> bool:
+    stripped = [line.strip() for line in lines if line.strip()]
+    return len(stripped) > 1 and sum(line.startswith("{") for line in stripped) >= len(stripped) / 2

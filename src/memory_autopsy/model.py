@@ -1,0 +1,175 @@
+"""Immutable value types shared by ingest, engine, formatters and adapters."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Fidelity(str, enum.Enum):
+    """How much of a record the parser proved."""
+
+    FULL = "FULL"
+    PARTIAL = "PARTIAL"
+    RESIDUAL = "RESIDUAL"
+
+
+class Severity(str, enum.Enum):
+    INFO = "info"
+    REVIEW = "review"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        key = text.strip().lower()
+        if key in ("warn",):
+            key = "warning"
+        return cls(key)
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.REVIEW: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+
+RECORD_FIELDS = (
+    "id",
+    "entity",
+    "slot",
+    "value",
+    "claim",
+    "observed_at",
+    "valid_from",
+    "valid_to",
+    "source",
+    "source_class",
+    "fidelity",
+    "status_verb",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One canonical claim (SPEC section 2) plus where it was read."""
+
+    id: str
+    entity: str
+    slot: str
+    value: str
+    claim: str
+    observed_at: str | None
+    valid_from: str | None
+    valid_to: str | None
+    source: str | None
+    source_class: str
+    fidelity: Fidelity
+    status_verb: str | None
+    path: str
+    line: int
+    aliases: tuple[str, ...] = ()
+    written_entity: str = ""
+    shape: str = "markdown"
+    id_given: bool = False
+    suppress: tuple[str, ...] = ()
+    order: int = 0
+    qualifier: str = ""
+
+    def record(self) -> dict[str, Any]:
+        """The 12-field canonical record."""
+        return {
+            "id": self.id,
+            "entity": self.entity,
+            "slot": self.slot,
+            "value": self.value,
+            "claim": self.claim,
+            "observed_at": self.observed_at,
+            "valid_from": self.valid_from,
+            "valid_to": self.valid_to,
+            "source": self.source,
+            "source_class": self.source_class,
+            "fidelity": self.fidelity.value,
+            "status_verb": self.status_verb,
+        }
+
+    @property
+    def active(self) -> bool:
+        return self.valid_to is None
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """An entity named somewhere (heading, map key, graph node) that may hold no facts."""
+
+    entity: str
+    path: str
+    line: int
+    kind: str
+    written: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Input that could not be read as memory (becomes a `bad_input` finding)."""
+
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: str
+    line: int
+    fact_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    severity: Severity
+    layer: str
+    path: str
+    line: int
+    entity: str
+    fidelity: str
+    message: str
+    confidence: float
+    fact_ids: tuple[str, ...]
+    related: tuple[Location, ...]
+    fingerprint: str
+    baseline: str | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for name, value in self.extra:
+            if name == key:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Everything ingest produced from the inputs of one run."""
+
+    facts: tuple[Fact, ...]
+    declarations: tuple[Declaration, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    related_entities: frozenset[str] = frozenset()
+    paths: tuple[str, ...] = ()
+    alias_pairs: tuple[tuple[str, str, str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What one engine run returns; formatters turn it into text."""
+
+    engine: str
+    facts: tuple[Fact, ...]
+    findings: tuple[Finding, ...]
+    paths: tuple[str, ...] = ()
+    suppressed: int = 0
+    fixed: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)

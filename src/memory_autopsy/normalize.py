@@ -1,0 +1,83 @@
+"""Text normalization shared by ingest and engine: claims, entity forms, ids, tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+
+_PUNCT = re.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
+_ENTITY_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+LEGAL_SUFFIXES = frozenset(
+    "ltd inc corp corporation company co llc gmbh ag sa plc limited incorporated".split()
+)
+
+STOPWORDS = frozenset(
+    """a an the of for to in on at by with and or but is are was were be been being it its this that
+    these those as from into onto our we they he she i you their his her them us now still also
+    then than there here has have had do does did not no so very just all any some more most
+    which who whom what when where while about over under via per after before since until
+    using use""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Unicode-normalize and lowercase."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def normalize_claim(text: str) -> str:
+    """Case, whitespace and punctuation collapsed; version dots kept (`7.2`)."""
+    cleaned = _PUNCT.sub(" ", fold(text))
+    return _SPACE.sub(" ", cleaned).strip()
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(fold(text))
+
+
+def content_tokens(text: str) -> list[str]:
+    return [t for t in tokens(text) if t not in STOPWORDS and not t.isdigit()]
+
+
+def entity_form(name: str) -> str:
+    """The conservative normal form of SPEC section 6."""
+    words = _ENTITY_PUNCT.sub(" ", fold(name)).split()
+    while len(words) > 1 and words[-1] in LEGAL_SUFFIXES:
+        words.pop()
+    return " ".join(words)
+
+
+def content_id(parts: Iterable[object]) -> str:
+    """16 hex chars of SHA-256 over a canonical JSON rendering of normalized content."""
+    payload = json.dumps(list(parts), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(payload.encode("ascii")).hexdigest()[:16]
+
+
+def short_hash(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def trigrams(text: str) -> frozenset[str]:
+    padded = f"  {text} "
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+
+
+def edit_distance(a: str, b: str, limit: int = 3) -> int:
+    """Levenshtein distance, giving up (returning limit + 1) once it exceeds `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]

@@ -1,0 +1,116 @@
+"""The rule catalogue: every finding class with its id, layer, default severity and help.
+
+The ids are the finding classes of the product contract and never change meaning. The same
+text serves `memory-autopsy rules`, SARIF `tool.driver.rules` and the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from memory_autopsy.model import Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    name: str
+    layer: str
+    severity: Severity
+    summary: str
+    help: str
+    bad: str
+    good: str
+
+
+def _rule(id: str, layer: str, severity: Severity, summary: str, help: str, bad: str, good: str) -> Rule:
+    name = "".join(part.capitalize() for part in id.split("_"))
+    return Rule(id, name, layer, severity, summary, " ".join(help.split()), bad, good)
+
+
+RULES: tuple[Rule, ...] = (
+    _rule("duplicate", "1", Severity.INFO, "The same claim is stored twice.",
+          """The same entity holds the same claim twice once case, whitespace and punctuation are
+          normalized, whatever the dates. The later copy is flagged; the fix plan deletes it.""",
+          "- cache-tier: uses redis 7\n- cache-tier: uses Redis 7.", "- cache-tier: uses redis 7"),
+    _rule("near_duplicate", "1", Severity.WARNING, "The same claim is stored twice in other words.",
+          """Two claims of one entity are lexically almost identical (character-trigram similarity
+          at or above 0.91) without being exact copies: usually one claim recorded twice with a typo
+          or a trailing word. The later copy is flagged. Claims that differ in a number are never
+          near-duplicates (that is a change of value).""",
+          "- Globex: the deploy runs every night at the edge\n- Globex: the deploy runs every night at the edges",
+          "- Globex: the deploy runs every night at the edge"),
+    _rule("contradicted_explicit", "2", Severity.ERROR, "A newer fact retracts what this fact asserts.",
+          """A fact of the same entity carries a transition trigger ("left", "migrated off",
+          "switched from", "replaced by", "deprecated", "no longer", ...) on an anchor this fact
+          asserts, and it is newer or there is no observation order between them. The older claim
+          is flagged; the fix plan stamps its valid_to and keeps it as history.""",
+          "## Globex\n- works at Northwind (2026-01-01)\n- left Northwind (2026-05-01)",
+          'Globex: employer = "Northwind" ; valid_to=2026-05-01 -- 2026-01-01\n- left Northwind (2026-05-01)'),
+    _rule("contradicted_implicit", "2b", Severity.ERROR, "Same slot, different value, nothing retracted.",
+          """Two facts of one entity fill the same slot with different values and neither retracts
+          the other. With an observation order the older fact is flagged. With no order (equal
+          dates or an undated side) the conflict is confirmed only when both sides are explicit
+          slot = "value" records; then the first in file order is flagged.""",
+          '- billing-store: uses PostgreSQL 14 (2026-01-05)\n- billing-store: uses MySQL 8 (2026-06-02)',
+          'billing-store: tool = "PostgreSQL 14" ; valid_to=2026-06-02 -- 2026-01-05\n- billing-store: uses MySQL 8 (2026-06-02)'),
+    _rule("likely_conflict", "2c", Severity.REVIEW, "Two prose claims probably disagree; nothing proves it.",
+          """A pair of claims with prose evidence only and no observation order probably disagrees
+          (same slot read from a verb frame, different value). It carries a reason and a composite
+          confidence. It is a review item: never a verdict, never auto-fixed, never a block on admit.""",
+          "- billing: uses PostgreSQL\n- billing: uses MySQL",
+          'billing: tool = "MySQL" -- 2026-06-02 (source: infra-doc)'),
+    _rule("stale", "2b", Severity.WARNING, "A versioned value was superseded by a later observation.",
+          """A versioned slot (version, release, deadline, role, status, ...) or a bare version bump
+          of the same thing ("redis 6" then "redis 7") was updated by a later observation. The older
+          fact is flagged. With no observation order, the lower version is flagged.""",
+          "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
+          "- cache-tier: uses redis 7 (2026-05-01)"),
+    _rule("unsourced", "0", Severity.INFO, "The claim has neither a date nor a source.",
+          """A claim with no observation date and no source cannot be ranked against anything: nobody
+          knows when or where it was true. Front matter date/source keys and dated headings count.""",
+          "- the API rate limit is 600 requests per minute",
+          "- the API rate limit is 600 requests per minute (2026-02-01) (source: api-docs)"),
+    _rule("superseded", "0", Severity.INFO, "The claim is resolved history (it carries valid_to).",
+          """The record already carries valid_to: a resolved conflict kept as history. This is
+          expected, reported for completeness, and never fails a run.""",
+          'Globex: employer = "Northwind" ; valid_to=2026-05-01', "(nothing to change)"),
+    _rule("duplicate_id", "0", Severity.INFO, "Two store lines claim one id with different content.",
+          """Two records carry the same explicit id but different content: one of them was edited
+          without a new id, or two stores were merged badly. The later line is flagged.""",
+          '{"id": "a1", "claim": "uses redis 6"}\n{"id": "a1", "claim": "uses redis 7"}',
+          '{"id": "a1", "claim": "uses redis 6"}\n{"id": "a2", "claim": "uses redis 7"}'),
+    _rule("unresolved_alias", "0", Severity.REVIEW, "Two entity names look alike and were not merged.",
+          """Two entity names differ by an edit or two (after case, punctuation and legal suffixes
+          fold) and nothing declares them one entity. They are never merged silently: declare
+          (aka "...") if they are one, rename one if they are not. Flagged on the later name.""",
+          "- Acme Corp: left Globex\n- Acma: uses Jira",
+          '- Acme Corp (aka "Acma"): tool = "Jira"'),
+    _rule("validity_order", "0", Severity.ERROR, "valid_from is after valid_to: an empty window.",
+          """The record's validity window is empty: it starts after it ends. Usually two dates were
+          swapped or a typo moved a year.""",
+          'svc: tool = "x" ; valid_from=2026-05-01 ; valid_to=2026-04-01',
+          'svc: tool = "x" ; valid_from=2026-04-01 ; valid_to=2026-05-01'),
+    _rule("orphan_entity", "0", Severity.WARNING, "An entity is declared but holds no facts.",
+          """An entity is declared (a heading with nothing under it, an entity-map key with an empty
+          list, a graph node with no observations and no relations) and nothing is known about it.""",
+          "## LegacyCron\n\n## Globex\n- works at Initech", "## Globex\n- works at Initech"),
+    _rule("aged", "0", Severity.WARNING, "The fact is older than max-age-days, uncorroborated.",
+          """The fact was observed longer ago than max-age-days (at the as-of date), nothing
+          corroborates it and no newer fact fills its slot. Off until max-age-days is configured.""",
+          "- deploy window is Friday (2024-01-01)", "- deploy window is Friday (2026-11-01)"),
+    _rule("bad_input", "0", Severity.INFO, "Input that could not be read as memory.",
+          """An empty, unreadable, binary, non-UTF-8 or malformed file (or a broken JSONL line): the
+          scan never crashes on it and reports it here. Whole-file problems are on line 1.""",
+          '{"facts": [', '{"facts": []}'),
+    _rule("degraded", "3", Severity.WARNING, "The embedding layer did not run; heuristics still did.",
+          """The embedding endpoint was unreachable, answered with an error or a malformed payload, or
+          timed out. The heuristic layers still ran and their findings stand.""",
+          "--engine embed with no server listening", "start the embedding server, or use --engine heuristic"),
+)
+
+BY_ID: Mapping[str, Rule] = MappingProxyType({rule.id: rule for rule in RULES})
+NEVER_FAILS = frozenset({"superseded"})
+HELP_URI = "https://github.com/memory-autopsy/memory-autopsy#rule-{id}"

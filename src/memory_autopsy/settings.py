@@ -1,0 +1,45 @@
+"""The one frozen settings object the engine runs with (the rule file builds it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from memory_autopsy.model import Severity
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
+
+
+@dataclass(frozen=True)
+class EmbedSettings:
+    provider: str = "ollama"
+    url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout: float = 30.0
+    batch_size: int = 64
+    cache_dir: str | None = None
+    use_cache: bool = True
+
+
+@dataclass(frozen=True)
+class Settings:
+    engine: str = "heuristic"
+    fail_on: Severity = Severity.INFO
+    severities: Mapping[str, Severity | None] = field(default_factory=lambda: MappingProxyType({}))
+    max_age_days: int | None = None
+    as_of: str | None = None
+    vocabulary: Vocabulary = DEFAULT_VOCABULARY
+    weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    embed: EmbedSettings = EmbedSettings()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    baseline: str | None = None
+
+    def severity_of(self, rule: str, default: Severity) -> Severity | None:
+        """The configured severity, or None when the rule is off."""
+        if rule in self.severities:
+            return self.severities[rule]
+        if rule == "aged" and self.max_age_days is None:
+            return None
+        return default
