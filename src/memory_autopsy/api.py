@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
+from typing import Any
 
 from memory_autopsy.engine import lint_store
-from memory_autopsy.ingest import load
+from memory_autopsy.engine.run import Layer
+from memory_autopsy.ingest.loader import expand, load_sources, read_sources
 from memory_autopsy.model import Report, Store
+from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
 
 
 def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
+    """Read memory files and folders into one Store (folders honour include/exclude)."""
     settings = settings or Settings()
-    return load(list(paths), settings.vocabulary)
+    given = list(paths)
+    files, problems = expand(given)
+    if settings.include or settings.exclude:
+        named = {p.replace("\\", "/").removeprefix("./") for p in given}
+        files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
+    sources, read_problems = read_sources(files)
+    return load_sources(sources, settings.vocabulary, problems + read_problems)
 
 
 def lint(
@@ -25,12 +35,25 @@ def lint(
     """Lint memory files (or directories) and return the report."""
     settings = settings or Settings()
     store = load_store([paths] if isinstance(paths, str) else paths, settings)
-    return lint_store(store, settings, extra_layer=_extra_layer(settings), today=today)
+    return lint_loaded(store, settings, today=today)
 
 
-def _extra_layer(settings: Settings):  # type: ignore[no-untyped-def]
+def lint_loaded(store: Store, settings: Settings | None = None, *, today: date | None = None) -> Report:
+    settings = settings or Settings()
+    return lint_store(store, settings, extra_layer=extra_layer(settings), today=today)
+
+
+def extra_layer(settings: Settings) -> Layer | None:
+    """The embedding layer when the embed engine is asked for."""
     if settings.engine != "embed":
         return None
     from memory_autopsy.embed.layer import EmbeddingLayer
 
     return EmbeddingLayer(settings)
+
+
+def admit(fact: dict[str, Any], store: str | Iterable[str], settings: Settings | None = None) -> Any:
+    """Gate one incoming fact against a store before an agent persists it (see gate.py)."""
+    from memory_autopsy.gate import admit as gate_admit
+
+    return gate_admit(fact, store, settings)

@@ -25,10 +25,10 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
         key = ctx.slot_key(fact)
         if key is not None and fact.order not in skip:
             groups.setdefault(key, []).append(fact)
-    for (_, slot, _), facts in groups.items():
+    for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
             continue
-        yield from _group(ctx, slot, facts)
+        yield from _group(ctx, facts[0].slot.split("|")[0], facts)
 
 
 def _all_same(facts: Sequence[Fact]) -> bool:
