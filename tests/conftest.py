@@ -1,0 +1,87 @@
+"""Shared test helpers: run the CLI in-process or as a subprocess; no network beyond loopback."""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+EXAMPLES = ROOT / "examples"
+SHARED = ROOT.parent / "shared"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+class Result(NamedTuple):
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(*args: str, cwd: Path | str | None = None) -> Result:
+    """Run `memory-autopsy ARGS` in-process (fast) with cwd switched."""
+    from memory_autopsy.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    previous = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 2
+    finally:
+        os.chdir(previous)
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def run_process(*args: str, cwd: Path | str | None = None, env: dict[str, str] | None = None,
+                input: str | None = None, timeout: float = 120) -> Result:
+    """Run `python -m memory_autopsy ARGS` as a real process."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(SRC) + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "memory_autopsy", *args], cwd=cwd, env=full_env, input=input,
+        capture_output=True, text=True, timeout=timeout,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127.") \
+            and self.family in (socket.AF_INET, socket.AF_INET6):
+        raise RuntimeError(f"tests never reach the network (tried {address!r})")
+    _real_connect(self, address)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    yield
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(os.environ.get("UPDATE_GOLDEN"))
