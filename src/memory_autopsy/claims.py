@@ -17,7 +17,6 @@ from memory_autopsy.vocabulary import (
 )
 
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:()]|\s(?:to|for|with|in favou?r of|by|and|but|because|since|after|as of|on)\s)")
 _QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)$")
 _VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
 
@@ -97,12 +96,32 @@ def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Transition:
+    """A retraction: the trigger and the noun phrase it retracts (head noun last)."""
+
     trigger: str
     anchors: tuple[str, ...]
 
+    @property
+    def head(self) -> str:
+        return self.anchors[-1]
+
+    def matches(self, words: set[str]) -> str | None:
+        """The anchor shown when a claim with these words asserts what this retracts."""
+        if self.head in words:
+            return self.head
+        shared = [w for w in self.anchors if w in words]
+        return " ".join(shared) if len(shared) >= 2 else None
+
+
+_BREAK_WORDS = frozenset(
+    """to for with by and but because since after before from of in into on onto at via over
+    under within as than while when where which that who during per then so""".split()
+)
+_NP_LIMIT = 3
+
 
 def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
-    """The first transition trigger in a claim and the anchor tokens it retracts."""
+    """The first transition trigger in a claim and the head noun it retracts."""
     text = " " + normalize_claim(body) + " "
     best: tuple[int, str, bool] | None = None
     for trigger, backward in _trigger_table(vocabulary):
@@ -112,13 +131,14 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     if best is None:
         return None
     pos, trigger, backward = best
-    after = text[pos + len(trigger) + 2 :]
-    before = text[:pos]
-    window = "" if backward else _CLAUSE_BREAK.split(" " + after, maxsplit=1)[0]
-    anchors = _anchor_tokens(window, trigger, vocabulary)
-    if not anchors:
-        anchors = _anchor_tokens(before, trigger, vocabulary)
-    return Transition(trigger, anchors) if anchors else None
+    after = text[pos + len(trigger) + 2 :].split()
+    before = text[:pos].split()
+    phrase = [] if backward else _noun_phrase(after, trigger, vocabulary)
+    if not phrase:
+        phrase = _noun_phrase(before[::-1], trigger, vocabulary)[::-1]
+    if not phrase:
+        return None
+    return Transition(trigger, tuple(phrase))
 
 
 @lru_cache(maxsize=8)
@@ -131,18 +151,25 @@ def _trigger_table(vocabulary: Vocabulary) -> tuple[tuple[str, bool], ...]:
     return tuple(table)
 
 
-def _anchor_tokens(window: str, trigger: str, vocabulary: Vocabulary) -> tuple[str, ...]:
-    trigger_words = set(trigger.split()) | {"was", "been", "is", "has", "had", "using", "uses"}
-    found: list[str] = []
-    for tok in tokens(window):
-        tok = canonical_token(tok, vocabulary)
-        if tok in STOPWORDS or tok in trigger_words or tok in GENERIC_TOKENS:
+def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list[str]:
+    """Up to three content words from the trigger outwards, stopping at a clause break."""
+    skip = set(trigger.split()) | {"was", "been", "is", "has", "had", "using", "uses", "use", "the", "a", "an"}
+    phrase: list[str] = []
+    for word in words:
+        if word in _BREAK_WORDS or word in (",", ";"):
+            break
+        if word in skip or word in STOPWORDS:
+            if phrase:
+                break
             continue
-        if tok[0].isdigit() or len(tok) < 2:
+        if phrase and (word.endswith("ly") or word.endswith("ed")):
+            break
+        if word[0].isdigit():
             continue
-        if tok not in found:
-            found.append(tok)
-    return tuple(found)
+        phrase.append(canonical_token(word, vocabulary))
+        if len(phrase) == _NP_LIMIT:
+            break
+    return [w for w in phrase if w not in GENERIC_TOKENS and len(w) > 1]
 
 
 def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:

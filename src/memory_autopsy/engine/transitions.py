@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from memory_autopsy.claims import Transition, canonical_token, find_transition
 from memory_autopsy.engine.context import Context, fact_body, observed_order
@@ -21,17 +21,17 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
-        index = _anchor_index(ctx, facts, {f.order for f, _ in retractions})
+        index, words_of = _anchor_index(ctx, facts, {f.order for f, _ in retractions})
         for trigger_fact, transition in retractions:
-            for anchor in transition.anchors:
-                for target in index.get(anchor, ()):
-                    if target.order in flagged or target.order == trigger_fact.order:
-                        continue
-                    if observed_order(trigger_fact, target) == -1:
-                        continue
-                    flagged.add(target.order)
-                    pairs.add((target.order, trigger_fact.order))
-                    findings.append(_finding(target, trigger_fact, transition, anchor))
+            for target in _candidates(index, transition):
+                if target.order in flagged or target.order == trigger_fact.order:
+                    continue
+                anchor = transition.matches(words_of[target.order])
+                if anchor is None or observed_order(trigger_fact, target) == -1:
+                    continue
+                flagged.add(target.order)
+                pairs.add((target.order, trigger_fact.order))
+                findings.append(_finding(target, trigger_fact, transition, anchor))
     return findings, pairs
 
 
@@ -46,8 +46,19 @@ def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[tuple[Fact, Transi
     return found
 
 
-def _anchor_index(ctx: Context, facts: Sequence[Fact], skip: set[int]) -> dict[str, list[Fact]]:
+def _candidates(index: dict[str, list[Fact]], transition: Transition) -> list[Fact]:
+    seen: dict[int, Fact] = {}
+    for anchor in transition.anchors:
+        for fact in index.get(anchor, ()):
+            seen.setdefault(fact.order, fact)
+    return sorted(seen.values(), key=lambda f: f.order)
+
+
+def _anchor_index(
+    ctx: Context, facts: Sequence[Fact], skip: set[int]
+) -> tuple[dict[str, list[Fact]], dict[int, set[str]]]:
     index: dict[str, list[Fact]] = {}
+    words_of: dict[int, set[str]] = {}
     for fact in facts:
         if fact.order in skip:
             continue
@@ -57,9 +68,10 @@ def _anchor_index(ctx: Context, facts: Sequence[Fact], skip: set[int]) -> dict[s
         words = {canonical_token(t, ctx.vocabulary) for t in tokens(fact_body(fact))}
         if fact.value:
             words |= {canonical_token(t, ctx.vocabulary) for t in tokens(fact.value)}
+        words_of[fact.order] = words
         for word in words:
             index.setdefault(word, []).append(fact)
-    return index
+    return index, words_of
 
 
 def _finding(target: Fact, trigger: Fact, transition: Transition, anchor: str) -> Finding:

@@ -17,11 +17,11 @@ _SOURCE = re.compile(
     r"\(\s*source\s*:\s*(?P<name>[^,)]*?)\s*(?:,\s*class\s*:\s*(?P<cls>[^)]*?)\s*)?\)", re.I
 )
 _PAIR = re.compile(r";\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<val>[^;]*?)\s*(?=;|--|\(source|$)", re.I)
-_OBS_DASH = re.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*")
+_OBS_DASH = re.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*", re.I)
 _OBS_PAREN = re.compile(
     rf"\(\s*(?:observed|seen|as of|updated|verified|on)?\s*:?\s*(?P<date>{DATE_PATTERN})\s*\)", re.I
 )
-_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*\]?\s*(?:[-:–—]\s*)?")
+_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*\]?\s*(?:[-:–—]\s*)?", re.I)
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 

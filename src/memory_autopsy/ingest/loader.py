@@ -143,7 +143,7 @@ def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonR
         document = json.loads(text)
     except ValueError as error:
         lines = text.splitlines()
-        if _looks_like_json_lines(lines):
+        if _looks_like_json_lines(lines, strict=strict):
             return parse_json_lines(lines, path, stem)
         if strict:
             lineno = getattr(error, "lineno", 1)
@@ -155,6 +155,19 @@ def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonR
     return parse_json_document(document, text, path, stem)
 
 
-def _looks_like_json_lines(lines: list[str]) -> bool:
+def _looks_like_json_lines(lines: list[str], *, strict: bool) -> bool:
+    """JSON lines: every line (a .json file) or most lines (a file read by content) parse."""
     stripped = [line.strip() for line in lines if line.strip()]
-    return len(stripped) > 1 and sum(line.startswith("{") for line in stripped) >= len(stripped) / 2
+    if len(stripped) < 2:
+        return False
+    parsed = sum(_parses_as_object(line) for line in stripped)
+    return parsed == len(stripped) if strict else parsed >= len(stripped) / 2
+
+
+def _parses_as_object(line: str) -> bool:
+    if not line.startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False

@@ -135,9 +135,7 @@ class _Parser:
         return next((s.date for s in reversed(self.stack) if s.date), None) or self.file_date
 
     def _claim(self, body: str, number: int, *, is_bullet: bool, suppress: tuple[str, ...]) -> None:
-        draft = self._explicit(body, number) or (
-            self._prose(body, number) if is_bullet else None
-        )
+        draft = self._explicit(body, number) or self._prose(body, number, is_bullet=is_bullet)
         if draft is None:
             return
         draft.suppress = suppress
@@ -162,14 +160,18 @@ class _Parser:
         )
         return self._annotate(draft, notes)
 
-    def _prose(self, body: str, number: int) -> Draft | None:
+    def _prose(self, body: str, number: int, *, is_bullet: bool) -> Draft | None:
+        """Bullets are claims; an unbulleted line only as `entity: claim` with a date or source."""
         claim, notes = read_prose(body)
         if not claim:
             return None
         entity, fidelity, rest = self._context_entity, Fidelity.PARTIAL, claim
-        if entity is None:
-            prefix = _ENTITY_PREFIX.match(claim)
-            if prefix and _looks_like_entity(prefix["entity"]):
+        prefix = _ENTITY_PREFIX.match(claim)
+        named = prefix is not None and _looks_like_entity(prefix["entity"])
+        if not is_bullet and not (named and (notes.observed_at or notes.source)):
+            return None
+        if entity is None or not is_bullet:
+            if prefix is not None and named:
                 entity, rest = prefix["entity"].strip(), prefix["claim"].strip()
             else:
                 entity, fidelity = self.file_entity, self.file_fidelity
