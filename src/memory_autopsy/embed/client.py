@@ -2,7 +2,7 @@
 
 httpx is imported here only, and only when a request is sent. Every failure (nothing
 listening, HTTP error, timeout, malformed payload, vectors of the wrong shape) becomes an
-EmbedError whose message names the endpoint and never the API key.
+EmbedError; its message never carries the API key (the layer adds the endpoint).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class HttpEmbedder:
             vectors = _openai_vectors(payload) if self._endpoint.openai else _ollama_vectors(payload)
             return check_vectors(vectors, len(texts))
         except EmbedError as error:
-            raise EmbedError(self._scrub(f"{self.endpoint}: {error}")) from None
+            raise EmbedError(self._scrub(str(error))) from None
 
     def _post(self, body: dict[str, Any]) -> Any:
         try:
@@ -104,6 +104,8 @@ class HttpEmbedder:
             raise EmbedError(f"timed out after {timeout:g}s") from None
         except httpx.HTTPError as error:
             raise EmbedError(f"unreachable ({type(error).__name__}: {error})") from None
+        except Exception as error:  # a bad URL, a broken proxy setting: still never a crash
+            raise EmbedError(f"request failed ({type(error).__name__}: {error})") from None
         if response.status_code >= 400:
             snippet = " ".join(response.text.split())[:160]
             raise EmbedError(f"HTTP {response.status_code}" + (f": {snippet}" if snippet else ""))
@@ -121,7 +123,7 @@ def _api_key(endpoint: Endpoint, environ: Mapping[str, str]) -> str:
         return ""
     key = environ.get(endpoint.api_key_env, "")
     if not key:
-        raise EmbedError(f"{endpoint.url}: environment variable {endpoint.api_key_env} is not set")
+        raise EmbedError(f"environment variable {endpoint.api_key_env} (api_key_env) is not set")
     return key
 
 

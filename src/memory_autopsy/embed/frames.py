@@ -2,8 +2,8 @@
 
 A frame is what is left of a claim once its value is taken out ("the billing ledger sits in
 ___", "___ now backs the billing ledger"). Two claims disagree on a frame when their frames share
-a content word (the slot is reported as `f:<that word>`), their values differ, and neither value
-mentions the frame. Each value comes from a cue whose strength says how much the structure
+a content word that is not a verb (the slot is reported as `f:<that word>`) and their values
+differ without sharing a word. Each value comes from a cue whose strength says how much the structure
 proved: a canonical record 1.0, a vocabulary verb frame (anchor) 0.6, a copula or
 prepositional frame (or the leading noun phrase) 0.35. Any reading in which the two values
 agree (same, or a refinement) vetoes a conflict: paraphrases are never findings.
@@ -32,10 +32,13 @@ TIME_WORDS = frozenset(
     moment present time times meanwhile""".split()
 )
 VERBISH = frozenset(
-    """sits sit sat lives live lived resides reside backs powers runs run ran handles holds hosts
-    serves keeps keep uses stores goes went lands reads writes talks points depends relies
-    works""".split()
+    """sits sit sat lives live lived resides reside backs powers runs run ran handles holds held
+    hosts serves keeps keep kept uses stores goes went gone lands reads writes talks points
+    depends relies works built made put sent stored hosted located based deployed backed powered
+    managed handled served used saved moved migrated switched kept running living sitting
+    hosting serving""".split()
 )
+_CUE_RANK = {"record": 4, "verb": 3, "prepositional": 2, "copula": 1, "subject": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +71,8 @@ def stem(word: str) -> str:
 
 
 def _is_verbish(tok: str) -> bool:
-    return tok in VERBISH or (len(tok) > 4 and tok.endswith("ed")) or (len(tok) > 5 and tok.endswith("ing"))
+    # A closed list, no suffix rules: billing, pricing and memcached are nouns in memory files.
+    return tok in VERBISH
 
 
 def _is_value_token(tok: str) -> bool:
@@ -139,11 +143,11 @@ def read_pair(a: Fact, b: Fact, vocabulary: Vocabulary) -> Reading | None:
     """Agreement if any reading agrees; else the strongest conflict reading; None if no frame."""
     words_a = content_words(_frame_text(a), vocabulary)
     words_b = set(content_words(_frame_text(b), vocabulary))
-    best: Reading | None = None
+    best: tuple[tuple[float, int, int], Reading] | None = None
     for ca in candidates(a, vocabulary):
         for cb in candidates(b, vocabulary):
             shared = [w for w in dict.fromkeys(words_a) if w in words_b and w not in ca.words
-                      and w not in cb.words]
+                      and w not in cb.words and not _is_verbish(w) and not _is_verbish(w + "s")]
             if not shared:
                 continue
             verdict = compare_values(ca.text, cb.text, vocabulary)
@@ -151,10 +155,14 @@ def read_pair(a: Fact, b: Fact, vocabulary: Vocabulary) -> Reading | None:
                 return Reading(agree=True)
             if verdict != "version" and ca.words & cb.words:
                 continue
-            strength = min(ca.strength, cb.strength)
-            if best is None or strength > best.strength:
-                best = Reading(False, f"f:{shared[0]}", ca.text, cb.text, strength, verdict)
-    return best
+            rank = (min(ca.strength, cb.strength), len(shared), _rank(ca) + _rank(cb))
+            if best is None or rank > best[0]:
+                best = (rank, Reading(False, f"f:{shared[0]}", ca.text, cb.text, rank[0], verdict))
+    return best[1] if best else None
+
+
+def _rank(candidate: Candidate) -> int:
+    return _CUE_RANK.get(candidate.cue.split()[0], 0)
 
 
 def _frame_text(fact: Fact) -> str:

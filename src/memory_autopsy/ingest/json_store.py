@@ -208,7 +208,7 @@ def _record(item: dict[str, Any], entity: str, path: str, line: int) -> Draft | 
     claim = _text(_first(item, CLAIM_KEYS))
     named = _text(_first(item, ENTITY_KEYS))
     if not claim and slot and value:
-        claim = f'{slot} = "{value}"'
+        claim = f'{named or entity}: {slot} = "{value}"'
     if not claim:
         return None
     full = bool(slot and value)

@@ -1,0 +1,177 @@
+"""The baseline: accepted findings, by content fingerprint and count, in a small stable file.
+
+Identity is `Finding.fingerprint` (content, never line numbers), counted: a second copy of a
+baselined problem is new. The file is sorted, carries a format version and the fingerprint
+scheme, and has no timestamps, so re-running the update on an unchanged tree is a no-op diff.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from memory_autopsy.engine.findings import FINGERPRINT_VERSION
+from memory_autopsy.errors import UsageError
+from memory_autopsy.model import Finding
+
+FORMAT_VERSION = 1
+SCHEME = f"memoryAutopsy/{FINGERPRINT_VERSION}"
+DEFAULT_PATH = ".memory-autopsy-baseline.json"
+_LINE_REF = re.compile(r"(\.[A-Za-z]{1,9}):\d+\b")
+MESSAGE_LIMIT = 120
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    fingerprint: str
+    rule: str
+    path: str
+    entity: str
+    message: str
+    count: int = 1
+    related: tuple[str, ...] = ()
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset((self.path, *self.related))
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"rule": self.rule, "path": self.path, "entity": self.entity,
+                                "message": self.message, "count": self.count}
+        if self.related:
+            data["related_paths"] = list(self.related)
+        data["fingerprint"] = self.fingerprint
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    entries: tuple[Entry, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        return {e.fingerprint: e.count for e in self.entries}
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    findings: tuple[Finding, ...]
+    fixed: tuple[Entry, ...]
+
+
+def baselinable(finding: Finding) -> bool:
+    """A run-level finding with no file (`degraded`) describes the run, not the memory."""
+    return bool(finding.path)
+
+
+def entry_for(finding: Finding, count: int = 1) -> Entry:
+    related = sorted({r.path for r in finding.related if r.path and r.path != finding.path})
+    message = " ".join(_LINE_REF.sub(r"\1", finding.message).split())
+    if len(message) > MESSAGE_LIMIT:
+        message = message[: MESSAGE_LIMIT - 1] + "…"
+    return Entry(finding.fingerprint, finding.rule, finding.path, finding.entity, message, count,
+                 tuple(related))
+
+
+def from_findings(findings: Iterable[Finding]) -> dict[str, Entry]:
+    entries: dict[str, Entry] = {}
+    for finding in filter(baselinable, findings):
+        seen = entries.get(finding.fingerprint)
+        entries[finding.fingerprint] = (
+            replace(seen, count=seen.count + 1) if seen else entry_for(finding))
+    return entries
+
+
+def compare(findings: Sequence[Finding], baseline: Baseline, analysed: Iterable[str]) -> Comparison:
+    """Mark each finding new/unchanged; entries still unmatched in analysed files are fixed."""
+    remaining = baseline.counts()
+    marked: list[Finding] = []
+    for finding in findings:
+        left = remaining.get(finding.fingerprint, 0)
+        if left > 0 and baselinable(finding):
+            remaining[finding.fingerprint] = left - 1
+            marked.append(replace(finding, baseline="unchanged"))
+        else:
+            marked.append(replace(finding, baseline="new"))
+    seen = frozenset(analysed)
+    fixed = tuple(replace(e, count=remaining[e.fingerprint]) for e in baseline.entries
+                  if remaining[e.fingerprint] > 0 and e.paths <= seen)
+    return Comparison(tuple(marked), fixed)
+
+
+def update(
+    baseline: Baseline,
+    findings: Iterable[Finding],
+    analysed: Iterable[str],
+    *,
+    prune_only: bool = False,
+    gone: Callable[[str], bool] = lambda path: False,
+) -> Baseline:
+    """The next baseline: judged entries follow the findings; entries never judged are kept."""
+    current = from_findings(findings)
+    seen = frozenset(analysed)
+    kept: dict[str, Entry] = {}
+    for entry in baseline.entries:
+        judged = entry.paths <= seen or any(gone(p) for p in entry.paths)
+        now = current.get(entry.fingerprint)
+        if not judged:
+            kept[entry.fingerprint] = entry
+        elif now is not None:
+            count = min(entry.count, now.count) if prune_only else now.count
+            kept[entry.fingerprint] = replace(entry, count=count)
+    if not prune_only:
+        for fingerprint, entry in current.items():
+            kept.setdefault(fingerprint, entry)
+    return Baseline(tuple(kept.values()))
+
+
+def dumps(baseline: Baseline) -> str:
+    entries = sorted(baseline.entries, key=lambda e: (e.path, e.rule, e.entity, e.fingerprint))
+    document = {"tool": "memory-autopsy", "format": FORMAT_VERSION, "fingerprints": SCHEME,
+                "entries": [e.as_dict() for e in entries]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def loads(text: str, where: str) -> Baseline:
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"{where}: not a baseline file (invalid JSON: {error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("entries"), list):
+        raise UsageError(f"{where}: not a memory-autopsy baseline (no 'entries' list)")
+    _check_versions(document, where)
+    return Baseline(tuple(_entry(item, where) for item in document["entries"]))
+
+
+def load(path: str) -> Baseline:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return loads(handle.read(), path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no baseline file (create it with `memory-autopsy baseline`)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: unreadable baseline: {error}") from None
+
+
+def _check_versions(document: Mapping[str, Any], where: str) -> None:
+    version = document.get("format")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise UsageError(f"{where}: baseline format {version!r} is not supported by this version "
+                         f"(expected {FORMAT_VERSION}); upgrade memory-autopsy")
+    if document.get("fingerprints") != SCHEME:
+        raise UsageError(f"{where}: baseline fingerprints are {document.get('fingerprints')!r}, this "
+                         f"version computes {SCHEME}; regenerate it with `memory-autopsy baseline`")
+
+
+def _entry(item: Any, where: str) -> Entry:
+    if not isinstance(item, dict) or not isinstance(item.get("fingerprint"), str):
+        raise UsageError(f"{where}: a baseline entry has no fingerprint: {item!r}")
+    count = item.get("count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise UsageError(f"{where}: entry {item['fingerprint']}: count must be a whole number >= 1")
+    related = item.get("related_paths", [])
+    return Entry(item["fingerprint"], str(item.get("rule", "")), str(item.get("path", "")),
+                 str(item.get("entity", "")), str(item.get("message", "")), count,
+                 tuple(str(p) for p in related) if isinstance(related, list) else ())

@@ -1,0 +1,221 @@
+"""The rule file's schema: every key, its type and its check, declared once.
+
+Checks raise `BadValue`; `validate` turns it into a ConfigError that names the file and the key.
+An unknown key is an error, never ignored: a typo must not silently weaken a CI gate.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from memory_autopsy.errors import ConfigError
+from memory_autopsy.model import Severity
+from memory_autopsy.rules import BY_ID
+
+Check = Callable[[Any], Any]
+
+SEVERITIES = tuple(s.value for s in Severity)
+SOURCE_CLASSES = ("primary", "secondary", "unclassified")
+FIDELITIES = ("FULL", "PARTIAL", "RESIDUAL")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class BadValue(ValueError):
+    """A value that fails its check; `key` is filled in on the way up."""
+
+    def __init__(self, problem: str, key: str = "") -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.key = key
+
+
+def _got(value: Any) -> str:
+    return f"got {value!r} ({type(value).__name__})"
+
+
+def text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise BadValue(f"expected a non-empty string, {_got(value)}")
+    return value
+
+
+def text_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise BadValue(f"expected a list of strings, {_got(value)}")
+    return tuple(text(item) for item in value)
+
+
+def text_map(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise BadValue(f"expected a table of strings, {_got(value)}")
+    return {text(k): text(v) for k, v in value.items()}
+
+
+def choice(*allowed: str) -> Check:
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or value.strip().lower() not in allowed:
+            raise BadValue(f"expected one of {', '.join(allowed)}, {_got(value)}")
+        return value.strip().lower()
+
+    return check
+
+
+def severity_or_off(value: Any) -> Severity | None:
+    if isinstance(value, dict):
+        unknown = set(value) - {"severity"}
+        if unknown:
+            raise BadValue(f"unknown key {sorted(unknown)[0]!r} (a rule table takes only 'severity')")
+        if "severity" not in value:
+            raise BadValue("a rule table needs a 'severity' key")
+        value = value["severity"]
+    word = choice(*SEVERITIES, "warn", "off")(value)
+    return None if word == "off" else Severity.parse(word)
+
+
+def fail_on(value: Any) -> Severity | None:
+    word = choice(*SEVERITIES, "never")(value)
+    return None if word == "never" else Severity.parse(word)
+
+
+def whole(minimum: int) -> Check:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise BadValue(f"expected a whole number >= {minimum}, {_got(value)}")
+        return value
+
+    return check
+
+
+def positive_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise BadValue(f"expected a number > 0, {_got(value)}")
+    return float(value)
+
+
+def url(value: Any) -> str:
+    value = text(value)
+    if not value.startswith(("http://", "https://")):
+        raise BadValue(f"expected an http:// or https:// URL, {_got(value)}")
+    return value
+
+
+def env_name(value: Any) -> str:
+    if not isinstance(value, str) or not _ENV_NAME.match(value):
+        raise BadValue(f"expected the NAME of an environment variable (the key itself never goes "
+                       f"in the rule file), {_got(value)}")
+    return value
+
+
+def weight_key(key: str) -> str:
+    group, _, name = key.partition(".")
+    if group == "cues" and name and "." not in name:
+        return key
+    if group == "class" and name in SOURCE_CLASSES:
+        return key
+    if group == "fidelity" and name in FIDELITIES:
+        return key
+    raise BadValue("expected cues.<word>, class.<primary|secondary|unclassified> or "
+                   "fidelity.<FULL|PARTIAL|RESIDUAL>", key)
+
+
+def weights(value: Any) -> dict[str, float]:
+    """A flat table (`"cues.verified" = 1.0`); dotted bare keys arrive nested and are flattened."""
+    if not isinstance(value, dict):
+        raise BadValue(f"expected a table of weights, {_got(value)}")
+    flat: dict[str, float] = {}
+    for key, weight in _flatten(value):
+        weight_key(key)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+            raise BadValue(f"expected a weight between 0 and 1, {_got(weight)}", key)
+        flat[key] = float(weight)
+    return dict(sorted(flat.items()))
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    items: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        items += _flatten(value, name + ".") if isinstance(value, dict) else [(name, value)]
+    return items
+
+
+def rules_table(value: Any) -> dict[str, Severity | None]:
+    if not isinstance(value, dict):
+        raise BadValue(f"expected a table of rule = severity, {_got(value)}")
+    result: dict[str, Severity | None] = {}
+    for rule, setting in value.items():
+        rule_id = rule.replace("-", "_")
+        if rule_id not in BY_ID:
+            raise BadValue("unknown rule (see `memory-autopsy rules`)", rule)
+        try:
+            result[rule_id] = severity_or_off(setting)
+        except BadValue as error:
+            raise BadValue(error.problem, rule) from None
+    return result
+
+
+VOCABULARY: dict[str, Check] = {"transitions": text_list, "anchors": text_map, "synonyms": text_map}
+STALENESS: dict[str, Check] = {"max-age-days": whole(0)}
+EMBED: dict[str, Check] = {
+    "provider": choice("ollama", "openai"),
+    "url": url,
+    "model": text,
+    "api-key-env": env_name,
+    "timeout": positive_number,
+    "batch-size": whole(1),
+    "cache-dir": text,
+}
+
+
+def section(schema: dict[str, Check]) -> Check:
+    def check(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise BadValue(f"expected a table, {_got(value)}")
+        return check_table(value, schema)
+
+    return check
+
+
+TOP: dict[str, Check] = {
+    "include": text_list,
+    "exclude": text_list,
+    "fail-on": fail_on,
+    "engine": choice("heuristic", "embed"),
+    "baseline": text,
+    "rules": rules_table,
+    "vocabulary": section(VOCABULARY),
+    "staleness": section(STALENESS),
+    "embed": section(EMBED),
+    "weights": weights,
+}
+SECTIONS = {"vocabulary": VOCABULARY, "staleness": STALENESS, "embed": EMBED}
+
+
+def check_table(data: Mapping[str, Any], schema: Mapping[str, Check]) -> dict[str, Any]:
+    checked: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in schema:
+            hint = " (name an environment variable with api-key-env)" if key == "api-key" else ""
+            raise BadValue(f"unknown key; expected one of {', '.join(schema)}{hint}", key)
+        try:
+            checked[key] = schema[key](value)
+        except BadValue as error:
+            raise BadValue(error.problem, f"{key}.{error.key}" if error.key else key) from None
+    return checked
+
+
+def validate(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The checked rule file; a ConfigError naming `where` and the dotted key otherwise."""
+    try:
+        return check_table(data, TOP)
+    except BadValue as error:
+        raise ConfigError(f"{where}: {error.key}: {error.problem}") from None
+
+
+def documented_keys() -> list[str]:
+    """Every key the schema knows, dotted (used to prove the example documents them all)."""
+    keys = [k for k in TOP if k not in SECTIONS]
+    keys += [f"{name}.{key}" for name, table in SECTIONS.items() for key in table]
+    return keys

@@ -1,0 +1,111 @@
+"""The deterministic recheck: similarity proposed a pair; structure decides what it is.
+
+| both sides are ...                      | decision                                   |
+|-----------------------------------------|--------------------------------------------|
+| canonical records                       | the heuristics' slot-equality (no repeat)  |
+| in one heuristic slot, or already paired| stays as the heuristics judged it          |
+| prose, with an observation order        | dated frame analysis: contradicted_implicit or stale |
+| prose, no order, similarity >= 0.60     | likely_conflict (a hedge)                  |
+| prose, no order, similarity < 0.60      | nothing                                    |
+| agreeing on any shared frame            | nothing (a paraphrase)                     |
+
+The composite confidence is the mean of the cosine and what the structure proved (canonical
+record 1.0, anchor verb frame or observation order 0.6, copula/prepositional frame 0.35).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+
+from memory_autopsy.claims import find_transition, is_versioned_slot
+from memory_autopsy.embed.frames import Reading, read_pair
+from memory_autopsy.engine.context import Context, fact_body, observed_order
+from memory_autopsy.engine.findings import fact_finding
+from memory_autopsy.model import Fact, Fidelity, Finding
+from memory_autopsy.vocabulary import NEGATIONS
+
+HEDGE = 0.60
+TIME_CUE = 0.6
+HIGH = 0.75
+
+
+def composite(cosine: float, structured: float) -> float:
+    """The documented blend: the plain mean of the two signals."""
+    return (cosine + structured) / 2
+
+
+def judged_pairs(found: Iterable[Finding]) -> tuple[set[frozenset[str]], set[tuple[str, int]]]:
+    """Fact-id pairs some heuristic finding already links, and the places of flagged copies."""
+    pairs: set[frozenset[str]] = set()
+    copies: set[tuple[str, int]] = set()
+    for finding in found:
+        ids = set(finding.fact_ids) | {r.fact_id for r in finding.related if r.fact_id}
+        pairs.update(frozenset(pair) for pair in combinations(sorted(ids), 2))
+        if finding.rule in ("duplicate", "near_duplicate"):
+            copies.add((finding.path, finding.line))
+    return pairs, copies
+
+
+def recheck(ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset[str]]) -> Finding | None:
+    if a.id == b.id or frozenset((a.id, b.id)) in judged:
+        return None
+    if a.fidelity is Fidelity.FULL and b.fidelity is Fidelity.FULL:
+        return None
+    key = ctx.slot_key(a)
+    if key is not None and key == ctx.slot_key(b):
+        return None
+    if _retracts(ctx, a) or _retracts(ctx, b):
+        return None
+    reading = read_pair(a, b, ctx.vocabulary)
+    if reading is None or reading.agree:
+        return None
+    order = observed_order(a, b)
+    if order is None:
+        return _hedge(a, b, reading, cosine) if cosine >= HEDGE else None
+    if order == -1:
+        return _dated(ctx, a, b, reading.left, reading.right, reading, cosine)
+    return _dated(ctx, b, a, reading.right, reading.left, reading, cosine)
+
+
+def _retracts(ctx: Context, fact: Fact) -> bool:
+    """Retractions and negations belong to layer 2; a frame reading of them means nothing."""
+    body = " " + ctx.norm_body(fact) + " "
+    return any(neg in body for neg in NEGATIONS) or find_transition(fact_body(fact), ctx.vocabulary) is not None
+
+
+def _signals(cosine: float, structured: float) -> tuple[str, float, str]:
+    band = "high" if cosine >= HIGH else "moderate"
+    score = composite(cosine, structured)
+    detail = f"composite confidence {score:.2f} (cosine {cosine:.2f} + structured {structured:.2f})"
+    return band, score, detail
+
+
+def _hedge(a: Fact, b: Fact, reading: Reading, cosine: float) -> Finding:
+    first, other = (a, b) if a.order <= b.order else (b, a)
+    left, right = (reading.left, reading.right) if first is a else (reading.right, reading.left)
+    band, score, detail = _signals(cosine, reading.strength)
+    message = (f"{band} claim similarity ({cosine:.2f}) with prose-only: slot {reading.slot!r} "
+               f"value conflict ({left!r} -> {right!r}); {detail}")
+    return fact_finding("likely_conflict", first, message, related=[other], layer="3",
+                        confidence=score, extra=_extra(cosine, reading.strength, reading))
+
+
+def _dated(ctx: Context, older: Fact, newer: Fact, old: str, new: str, reading: Reading,
+           cosine: float) -> Finding:
+    structured = max(reading.strength, TIME_CUE)
+    band, score, detail = _signals(cosine, structured)
+    bump = reading.verdict == "version" or is_versioned_slot(reading.slot, ctx.vocabulary)
+    rule = "stale" if bump else "contradicted_implicit"
+    what = "superseded by a later observation" if bump else "value conflict"
+    message = (f"{band} claim similarity ({cosine:.2f}) with dated frame analysis: slot "
+               f"{reading.slot!r} {what} ({old!r} -> {new!r}; observed {older.observed_at} -> "
+               f"{newer.observed_at}); {detail}")
+    extra = _extra(cosine, structured, reading) | {"survivor_id": newer.id}
+    return fact_finding(rule, older, message, related=[newer], layer="3", confidence=score,
+                        extra=extra)
+
+
+def _extra(cosine: float, structured: float, reading: Reading) -> dict[str, object]:
+    # No survivor_date: a layer-3 finding is never planned as an automatic supersede.
+    return {"cosine": round(cosine, 3), "structured": structured, "frame_slot": reading.slot}

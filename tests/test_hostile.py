@@ -1,0 +1,72 @@
+"""Hostile input never produces a traceback: a bad_input finding or a usage error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SHARED, run_cli, run_process
+
+
+@pytest.mark.parametrize(
+    "name, data, line",
+    [
+        ("empty.md", b"", 1),
+        ("blank.md", b"\n\n  \n", 1),
+        ("bad.json", b'{"facts": [ {"claim": ', 1),
+        ("latin1.md", "- caf\u00e9 uses MySQL\n".encode("latin-1"), 1),
+        ("binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00", 1),
+        ("array.jsonl", b"[1, 2]\n", 1),
+        ("deep.json", b"[" * 100000 + b"]" * 100000, 1),
+    ],
+)
+def test_bad_file_is_a_finding(name: str, data: bytes, line: int, tmp_path: Path) -> None:
+    (tmp_path / name).write_bytes(data)
+    result = run_cli("scan", name, "--json", cwd=tmp_path)
+    assert result.code == 1, result.err
+    findings = json.loads(result.out)["findings"]
+    assert [(f["rule"], f["path"], f["line"]) for f in findings] == [("bad_input", name, line)]
+
+
+def test_jsonl_good_lines_still_read(tmp_path: Path) -> None:
+    (tmp_path / "s.jsonl").write_text(
+        '{"entity": "a", "claim": "uses x", "date": "2026-01-01"}\nnot json\n'
+        '{"entity": "a", "claim": "uses y", "date": "2026-02-01"}\n', encoding="utf-8")
+    data = json.loads(run_cli("scan", "s.jsonl", "--json", cwd=tmp_path).out)
+    assert data["facts"] == 2
+    assert ("bad_input", 2) in [(f["rule"], f["line"]) for f in data["findings"]]
+
+
+def test_directory_as_file_and_missing_path(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    assert run_cli("scan", "d", cwd=tmp_path).code == 2
+    result = run_cli("scan", "nope.md", cwd=tmp_path)
+    assert result.code == 2 and "no readable input" in result.err
+
+
+def test_utf8_bom_and_utf16_are_read(tmp_path: Path) -> None:
+    (tmp_path / "bom.md").write_bytes(b"\xef\xbb\xbf- billing: uses MySQL (2026-01-01) (source: x)\n")
+    (tmp_path / "u16.md").write_bytes("- cache: uses redis (2026-01-01) (source: x)\n".encode("utf-16"))
+    data = json.loads(run_cli("scan", "bom.md", "u16.md", "--json", cwd=tmp_path).out)
+    assert data["facts"] == 2 and data["findings"] == []
+
+
+CORPUS = SHARED / "corpus" / "real"
+CORPUS_FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus/real is not beside the checkout")
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=[p.name for p in CORPUS_FILES])
+def test_real_corpus_lints_without_traceback(path: Path) -> None:
+    result = run_cli("scan", str(path), "--json")
+    assert result.code in (0, 1), result.err
+    data = json.loads(result.out)
+    assert data["facts"] >= 0 and isinstance(data["findings"], list)
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus/real is not beside the checkout")
+def test_real_corpus_folder_in_one_process() -> None:
+    result = run_process("scan", str(CORPUS), "--format", "json")
+    assert result.code in (0, 1) and "Traceback" not in result.err
+    assert json.loads(result.out)["facts"] > 1000

@@ -1,0 +1,160 @@
+"""Every input shape of SPEC section 3 becomes the canonical record with the right fidelity."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_autopsy.api import load_store
+from memory_autopsy.dates import parse_date
+from memory_autopsy.model import RECORD_FIELDS, Fidelity
+
+
+def facts_of(tmp_path: Path, name: str, text: str, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return load_store([name]).facts
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2026-01-05", "2026-01-05"),
+        ("2026-01-05T10:00:00Z", "2026-01-05T10:00:00Z"),
+        ("2026/01/05", "2026-01-05"),
+        ("2026-01", "2026-01"),
+        ("Jan 5, 2026", "2026-01-05"),
+        ("5 January 2026", "2026-01-05"),
+        ("2026-02-30", None),
+        ("yesterday", None),
+    ],
+)
+def test_lenient_dates(text: str, expected: str | None) -> None:
+    assert parse_date(text) == expected
+
+
+def test_explicit_full_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = 'Acme Corp (aka "acme", "ACME Inc"): employer = "Globex" -- 2026-01-05 (source: hr, class: primary)\n'
+    (fact,) = facts_of(tmp_path, "m.md", line, monkeypatch)
+    assert (fact.entity, fact.slot, fact.value) == ("Acme Corp", "employer", "Globex")
+    assert (fact.observed_at, fact.source, fact.source_class) == ("2026-01-05", "hr", "primary")
+    assert fact.fidelity is Fidelity.FULL and fact.aliases == ("acme", "ACME Inc")
+
+
+def test_explicit_validity_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = 'billing-store: tool = "PostgreSQL 14" ; valid_from=2026-01-01 ; valid_to=2026-06-02 -- 2026-01-05 (source: infra-doc)\n'
+    (fact,) = facts_of(tmp_path, "m.md", "- " + line, monkeypatch)
+    assert (fact.valid_from, fact.valid_to, fact.observed_at) == ("2026-01-01", "2026-06-02", "2026-01-05")
+
+
+def test_entity_claim_and_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "# Memory\n"
+        "- billing-store: uses PostgreSQL 14 for the billing store (2026-01-05)\n"
+        "- Redis 7 is the session cache\n"
+        "## Globex (2026-01-01)\n"
+        "- works at Northwind\n"
+        "## 2026-03-01\n"
+        "* cache-tier: uses redis 7\n"
+        "1. cache-tier: runs on Kubernetes (observed 2026-03-02)\n"
+    )
+    facts = facts_of(tmp_path, "m.md", text, monkeypatch)
+    got = [(f.line, f.entity, f.fidelity, f.observed_at) for f in facts]
+    assert got == [
+        (2, "billing-store", Fidelity.PARTIAL, "2026-01-05"),
+        (3, "m", Fidelity.RESIDUAL, None),
+        (5, "Globex", Fidelity.PARTIAL, "2026-01-01"),
+        (7, "cache-tier", Fidelity.PARTIAL, "2026-03-01"),
+        (8, "cache-tier", Fidelity.PARTIAL, "2026-03-02"),
+    ]
+    assert facts[0].slot == "anchor:uses" and facts[0].value == "PostgreSQL 14"
+    assert facts[2].slot == "anchor:works_at" and facts[2].value == "Northwind"
+
+
+def test_front_matter_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "---\nname: Globex\ndate: 2026-02-01\nsource: profile\n---\n- works at Northwind\n"
+    (fact,) = facts_of(tmp_path, "m.md", text, monkeypatch)
+    assert (fact.entity, fact.observed_at, fact.source, fact.fidelity) == (
+        "Globex", "2026-02-01", "profile", Fidelity.PARTIAL)
+    assert fact.line == 6
+
+
+def test_code_fences_are_not_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "```\n- billing: uses MySQL (2026-01-01)\n```\n- billing: uses MySQL (2026-01-01)\n"
+    assert [f.line for f in facts_of(tmp_path, "m.md", text, monkeypatch)] == [4]
+
+
+@pytest.mark.parametrize("wrapper", ["facts", "memories", "records", "items", "data", None])
+def test_json_wrappers_and_flexible_keys(wrapper: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [
+        {"subject": "billing", "predicate": "tool", "object": "MySQL", "timestamp": "2026-01-05"},
+        {"name": "billing", "text": "runs nightly backups", "created_at": "2026-01-06", "source": "ops"},
+        "a bare claim",
+    ]
+    document = {wrapper: items} if wrapper else items
+    facts = facts_of(tmp_path, "f.json", json.dumps(document, indent=2), monkeypatch)
+    assert [(f.entity, f.slot, f.value, f.fidelity) for f in facts] == [
+        ("billing", "tool", "MySQL", Fidelity.FULL),
+        ("billing", "", "", Fidelity.PARTIAL),
+        ("f", "", "", Fidelity.RESIDUAL),
+    ]
+    assert facts[0].observed_at == "2026-01-05" and facts[1].source == "ops"
+
+
+def test_json_entity_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    document = {"Globex": ["works at Northwind"], "billing": {"tool": "MySQL"}, "Empty": []}
+    store_text = json.dumps(document, indent=2)
+    (tmp_path / "m.json").write_text(store_text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    store = load_store(["m.json"])
+    assert [(f.entity, f.claim) for f in store.facts] == [
+        ("Globex", "works at Northwind"), ("billing", 'billing: tool = "MySQL"')]
+    assert [(d.entity, d.line) for d in store.declarations] == [("Empty", 8)]
+
+
+def test_jsonl_canonical_record_keeps_its_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = {name: None for name in RECORD_FIELDS}
+    record.update(id="8a0ccbab525e5078", entity="billing-store", slot="tool", value="MySQL 8",
+                  claim='billing-store: tool = "MySQL 8"', observed_at="2026-06-02",
+                  source="infra-doc", source_class="primary", fidelity="FULL")
+    (fact,) = facts_of(tmp_path, "s.jsonl", json.dumps(record) + "\n", monkeypatch)
+    assert fact.record() == record | {"status_verb": None}
+
+
+def test_ids_are_content_not_position(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = facts_of(tmp_path, "a.md", "- billing: uses MySQL (2026-01-01)\n", monkeypatch)
+    moved = facts_of(tmp_path, "a.md", "\n\n# t\n- billing: uses MySQL (2026-01-01)\n", monkeypatch)
+    changed = facts_of(tmp_path, "a.md", "- billing: uses MariaDB (2026-01-01)\n", monkeypatch)
+    assert first[0].id == moved[0].id != changed[0].id
+    assert len(first[0].id) == 16 and int(first[0].id, 16) >= 0
+
+
+def test_aliases_fold_by_declaration_and_normal_form(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        'Acme Corp (aka "Roadrunner Supply"): tool = "Jira" -- 2026-01-01\n'
+        "- ACME, Inc.: uses Jira for tickets (2026-01-02)\n"
+        "- roadrunner supply: uses Jira (2026-01-03)\n"
+        "- Acma: uses Jira (2026-01-03)\n"
+    )
+    facts = facts_of(tmp_path, "m.md", text, monkeypatch)
+    assert [f.entity for f in facts] == ["Acme Corp", "Acme Corp", "Acme Corp", "Acma"]
+
+
+def test_unknown_extension_is_read_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "rules.mdc").write_text("- billing: uses MySQL (2026-01-01)\n", encoding="utf-8")
+    (tmp_path / "agent.af").write_text(json.dumps({"facts": [{"entity": "x", "claim": "uses y"}]}), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    facts = load_store(["rules.mdc", "agent.af"]).facts
+    assert [(f.path, f.entity) for f in facts] == [("rules.mdc", "billing"), ("agent.af", "x")]
+
+
+def test_directory_walk_skips_dot_folders_and_other_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("a.md", "b.markdown", "c.json", "d.jsonl", "e.txt", ".hidden/f.md", "sub/g.md"):
+        path = tmp_path / "mem" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('["x"]' if name.endswith("json") else '{"claim": "x"}' if name.endswith("jsonl") else "- x\n")
+    monkeypatch.chdir(tmp_path)
+    assert load_store(["mem"]).paths == (
+        "mem/a.md", "mem/b.markdown", "mem/c.json", "mem/d.jsonl", "mem/sub/g.md")
