@@ -122,18 +122,20 @@ _NP_LIMIT = 3
 
 def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     """The first transition trigger in a claim and the head noun it retracts."""
+    return _find_transition(body, vocabulary)
+
+
+@lru_cache(maxsize=262144)
+def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     text = " " + normalize_claim(body) + " "
-    best: tuple[int, str, bool] | None = None
-    for trigger, backward in _trigger_table(vocabulary):
-        pos = text.find(f" {trigger} ")
-        if pos >= 0 and (best is None or pos < best[0] or (pos == best[0] and len(trigger) > len(best[1]))):
-            best = (pos, trigger, backward)
-    if best is None:
+    pattern, backward_set = _trigger_pattern(vocabulary)
+    match = pattern.search(text)
+    if match is None:
         return None
-    pos, trigger, backward = best
-    after = text[pos + len(trigger) + 2 :].split()
-    before = text[:pos].split()
-    phrase = [] if backward else _noun_phrase(after, trigger, vocabulary)
+    trigger = match.group(0)
+    after = text[match.end() :].split()
+    before = text[: match.start()].split()
+    phrase = [] if trigger in backward_set else _noun_phrase(after, trigger, vocabulary)
     if not phrase:
         phrase = _noun_phrase(before[::-1], trigger, vocabulary)[::-1]
     if not phrase:
@@ -142,13 +144,14 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 
 
 @lru_cache(maxsize=8)
-def _trigger_table(vocabulary: Vocabulary) -> tuple[tuple[str, bool], ...]:
-    table = [(t, False) for t in vocabulary.forward_triggers] + [
-        (t, True) for t in vocabulary.backward_triggers
-    ]
-    table += [(f"was {t}", True) for t in vocabulary.forward_triggers if " " not in t]
-    table += [(f"been {t}", True) for t in vocabulary.forward_triggers if " " not in t]
-    return tuple(table)
+def _trigger_pattern(vocabulary: Vocabulary) -> tuple[re.Pattern[str], frozenset[str]]:
+    """One alternation, longest first, so the leftmost trigger wins in a single pass."""
+    forward = set(vocabulary.forward_triggers)
+    backward = set(vocabulary.backward_triggers)
+    backward |= {f"{aux} {t}" for t in forward if " " not in t for aux in ("was", "been")}
+    alternatives = sorted(forward | backward, key=lambda t: (-len(t), t))
+    pattern = re.compile("(?<= )(?:" + "|".join(re.escape(t) for t in alternatives) + ")(?= )")
+    return pattern, frozenset(backward - forward)
 
 
 def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list[str]:
@@ -177,16 +180,16 @@ def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | Non
     text = " " + fold(body).strip().rstrip(".") + " "
     if any(neg in text for neg in NEGATIONS) or find_transition(body, vocabulary):
         return None
-    for phrase, slot in _anchor_table(vocabulary):
-        pos = text.find(f" {phrase} ")
-        if pos < 0:
-            continue
-        rest = text[pos + len(phrase) + 2 :].strip()
+    pattern = _anchor_pattern(vocabulary)
+    for match in pattern.finditer(text):
+        phrase = match.group(0)
+        slot = vocabulary.anchors[phrase]
+        rest = text[match.end() :].strip()
         if slot == "anchor:uses" and phrase in ("migrated to", "switched to", "moved to"):
             qualifier = ""
         else:
-            match = _QUALIFIER.search(" " + rest)
-            qualifier = normalize_claim(match["q"]) if match else ""
+            found = _QUALIFIER.search(" " + rest)
+            qualifier = normalize_claim(found["q"]) if found else ""
         value = _VALUE_END.split(" " + rest, maxsplit=1)[0].strip()
         if value:
             return slot, _original_case(body, value), qualifier
@@ -199,17 +202,17 @@ def _original_case(body: str, folded_value: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _anchor_table(vocabulary: Vocabulary) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(vocabulary.anchors.items(), key=lambda kv: -len(kv[0])))
+def _anchor_pattern(vocabulary: Vocabulary) -> re.Pattern[str]:
+    alternatives = sorted(vocabulary.anchors, key=lambda t: (-len(t), t))
+    return re.compile("(?<= )(?:" + "|".join(re.escape(t) for t in alternatives) + ")(?= )")
 
 
 def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
-    words = set(tokens(body))
     transition = find_transition(body, vocabulary)
     if transition is not None:
         return transition.trigger
-    for word in STATUS_VERBS:
-        if word in words:
+    for word in tokens(body):
+        if word in STATUS_VERBS:
             return word
     return None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, datetime, timezone
 
 _MONTHS = {
@@ -64,6 +65,7 @@ def parse_date(value: object) -> str | None:
     return _parse_text(text)
 
 
+@lru_cache(maxsize=65536)
 def _parse_text(text: str) -> str | None:
     match = _ISO.fullmatch(text)
     if match:

@@ -7,9 +7,9 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 _PUNCT = re.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
-_SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
 _ENTITY_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -28,13 +28,14 @@ STOPWORDS = frozenset(
 
 def fold(text: str) -> str:
     """Unicode-normalize and lowercase."""
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
 
 
 def normalize_claim(text: str) -> str:
     """Case, whitespace and punctuation collapsed; version dots kept (`7.2`)."""
-    cleaned = _PUNCT.sub(" ", fold(text))
-    return _SPACE.sub(" ", cleaned).strip()
+    return " ".join(_PUNCT.sub(" ", fold(text)).split())
 
 
 def tokens(text: str) -> list[str]:
@@ -45,6 +46,7 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in STOPWORDS and not t.isdigit()]
 
 
+@lru_cache(maxsize=131072)
 def entity_form(name: str) -> str:
     """The conservative normal form of SPEC section 6."""
     words = _ENTITY_PUNCT.sub(" ", fold(name)).split()
@@ -65,7 +67,7 @@ def short_hash(*parts: str) -> str:
 
 def trigrams(text: str) -> frozenset[str]:
     padded = f"  {text} "
-    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+    return frozenset({padded[i : i + 3] for i in range(len(padded) - 2)})
 
 
 def edit_distance(a: str, b: str, limit: int = 3) -> int:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from memory_autopsy.dates import day_of
 from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
 from memory_autopsy.settings import Settings
+from memory_autopsy.vocabulary import Vocabulary
 
 
 def fact_body(fact: Fact) -> str:
@@ -49,9 +50,17 @@ class Context:
     def norm_body(self, fact: Fact) -> str:
         cached = self._norm.get(fact.order)
         if cached is None:
-            cached = normalize_claim(fact_body(fact))
-            self._norm[fact.order] = cached
+            cached = self._norm[fact.order] = normalize_claim(fact_body(fact))
         return cached
+
+    def words(self, fact: Fact) -> set[str]:
+        """Normalized words of the claim body (and value), synonyms folded in."""
+        words = set(self.norm_body(fact).split())
+        if fact.value:
+            words.update(normalize_claim(fact.value).split())
+        synonyms = self.settings.vocabulary.synonyms
+        words.update([synonyms[w] for w in words if w in synonyms])
+        return words
 
     @cached_property
     def active(self) -> list[Fact]:
@@ -77,6 +86,10 @@ class Context:
     def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
         if not fact.slot:
             return None
-        slot = fact.slot.strip().lower().replace(" ", "_")
-        slot = self.vocabulary.slot_aliases.get(slot, slot)
-        return entity_form(fact.entity), slot, fact.qualifier
+        return entity_form(fact.entity), _canonical_slot(fact.slot, self.settings.vocabulary), fact.qualifier
+
+
+@lru_cache(maxsize=4096)
+def _canonical_slot(slot: str, vocabulary: Vocabulary) -> str:
+    name = slot.strip().lower().replace(" ", "_")
+    return vocabulary.slot_aliases.get(name, name)

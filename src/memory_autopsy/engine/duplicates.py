@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Finding
+from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import trigrams
 
 THRESHOLD = 0.91
-_T2 = THRESHOLD * THRESHOLD
+# Claims kept per blocking key: a hot entity of templated claims stays linear.
+BUCKET_LIMIT = 8
 
 
 def exact(ctx: Context) -> tuple[list[Finding], set[int]]:
@@ -39,24 +39,23 @@ def exact(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 
 def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
+    """Prose claims only: two explicit records that nearly match are a slot question."""
     for facts in ctx.by_entity.values():
-        if len(facts) > 1:
-            yield from _near_in_entity(ctx, [f for f in facts if f.order not in skip])
+        prose = [f for f in facts if f.order not in skip and f.fidelity is not Fidelity.FULL]
+        if len(prose) > 1:
+            yield from _near_in_entity(ctx, prose)
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
-    grams = [trigrams(ctx.norm_body(f)) for f in facts]
-    frequency: Counter[str] = Counter()
-    for gram in grams:
-        frequency.update(gram)
-    index: dict[str, list[int]] = {}
-    for i, (fact, gram) in enumerate(zip(facts, grams)):
-        size = len(gram)
-        if size < 4:
+    """Block by word-deletion keys (claims one word apart), then let trigram cosine decide."""
+    buckets: dict[str, list[int]] = {}
+    grams: dict[int, frozenset[str]] = {}
+    for i, fact in enumerate(facts):
+        words = ctx.norm_body(fact).split()
+        if len(words) < 2:
             continue
-        ordered = sorted(gram, key=lambda g: (frequency[g], g))
-        prefix = ordered[: size - math.ceil(_T2 * size) + 1]
-        match = _best_match(ctx, facts, grams, index, i, prefix)
+        keys = [" ".join(words)] + [" ".join(words[:k] + words[k + 1 :]) for k in range(len(words))]
+        match = _best_match(ctx, facts, grams, buckets, i, keys)
         if match is not None:
             j, score = match
             other = facts[j]
@@ -66,25 +65,31 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
                 f"(trigram similarity {score:.2f})",
                 related=[other], confidence=score,
             )
-        for gram_key in prefix:
-            index.setdefault(gram_key, []).append(i)
+        for key in keys:
+            bucket = buckets.setdefault(key, [])
+            if len(bucket) < BUCKET_LIMIT:
+                bucket.append(i)
+
+
+def _grams(ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]], i: int) -> frozenset[str]:
+    gram = cache.get(i)
+    if gram is None:
+        gram = cache[i] = trigrams(ctx.norm_body(facts[i]))
+    return gram
 
 
 def _best_match(
-    ctx: Context, facts: Sequence[Fact], grams: Sequence[frozenset[str]],
-    index: dict[str, list[int]], i: int, prefix: Sequence[str],
+    ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]],
+    buckets: dict[str, list[int]], i: int, keys: Sequence[str],
 ) -> tuple[int, float] | None:
-    gram, size = grams[i], len(grams[i])
     seen: set[int] = set()
-    for key in prefix:
-        for j in index.get(key, ()):
+    for key in keys:
+        for j in buckets.get(key, ()):
             if j in seen:
                 continue
             seen.add(j)
-            other = grams[j]
-            if not _T2 * size <= len(other) <= size / _T2:
-                continue
-            score = len(gram & other) / math.sqrt(size * len(other))
+            gram, other = _grams(ctx, facts, cache, i), _grams(ctx, facts, cache, j)
+            score = len(gram & other) / math.sqrt(len(gram) * len(other))
             if score >= THRESHOLD and _same_claim_kind(ctx, facts[i], facts[j]):
                 return j, score
     return None

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory_autopsy.claims import Transition, canonical_token, find_transition
+from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import tokens
-from memory_autopsy.vocabulary import NEGATIONS
+
+# Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
+_NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
 
 
 def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
@@ -38,7 +39,7 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
 def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[tuple[Fact, Transition]]:
     found = []
     for fact in facts:
-        if fact.status_verb is None or fact.fidelity.value == "FULL":
+        if fact.fidelity.value == "FULL":
             continue
         transition = find_transition(fact_body(fact), ctx.vocabulary)
         if transition is not None:
@@ -62,12 +63,9 @@ def _anchor_index(
     for fact in facts:
         if fact.order in skip:
             continue
-        body = " " + ctx.norm_body(fact) + " "
-        if any(neg in body for neg in NEGATIONS):
+        words = ctx.words(fact)
+        if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} ":
             continue
-        words = {canonical_token(t, ctx.vocabulary) for t in tokens(fact_body(fact))}
-        if fact.value:
-            words |= {canonical_token(t, ctx.vocabulary) for t in tokens(fact.value)}
         words_of[fact.order] = words
         for word in words:
             index.setdefault(word, []).append(fact)

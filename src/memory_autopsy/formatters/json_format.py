@@ -48,4 +48,11 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 
 def format_report(report: Report) -> str:
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+    """Pretty at the top level, one finding per line: readable, and fast for huge stores."""
+    data = report_dict(report)
+    findings = data.pop("findings")
+    head = json.dumps(data, indent=2, ensure_ascii=False)[:-2]
+    if not findings:
+        return head + ',\n  "findings": []\n}\n'
+    body = ",\n".join("    " + json.dumps(f, ensure_ascii=False) for f in findings)
+    return head + ',\n  "findings": [\n' + body + "\n  ]\n}\n"

@@ -46,8 +46,10 @@ def resolve_entities(
     facts: Sequence[Fact], declarations: Sequence[Declaration], related: Iterable[str]
 ) -> tuple[list[Fact], list[Declaration], list[AliasPair], set[str]]:
     groups = _Groups()
+    written = list(dict.fromkeys(f.entity for f in facts))
+    for name in written:
+        groups.add(entity_form(name), name)
     for fact in facts:
-        groups.add(entity_form(fact.entity), fact.entity)
         for alias in fact.aliases:
             groups.add(entity_form(alias), alias)
             groups.union(entity_form(fact.entity), entity_form(alias))
@@ -60,18 +62,18 @@ def resolve_entities(
             return name
         return groups.display[groups.find(form)]
 
-    resolved = [f if canonical(f.entity) == f.entity else replace(f, entity=canonical(f.entity)) for f in facts]
+    mapping = {name: canonical(name) for name in written}
+    resolved = [f if mapping[f.entity] == f.entity else replace(f, entity=mapping[f.entity]) for f in facts]
     decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
     names = {canonical(n) for n in related}
-    return resolved, decls, look_alikes(resolved, groups), names
+    return resolved, decls, look_alikes(written, groups), names
 
 
-def look_alikes(facts: Sequence[Fact], groups: _Groups) -> list[AliasPair]:
+def look_alikes(written: Sequence[str], groups: _Groups) -> list[AliasPair]:
     """Pairs of entity groups whose forms are a small edit apart (never merged)."""
     first_name: dict[str, str] = {}
-    for fact in facts:
-        root = groups.find(entity_form(fact.written_entity))
-        first_name.setdefault(root, fact.written_entity)
+    for name in written:
+        first_name.setdefault(groups.find(entity_form(name)), name)
     buckets: dict[str, list[str]] = {}
     for root in first_name:
         if len(root) >= MIN_LENGTH:

@@ -20,7 +20,6 @@ OBSERVED_KEYS = (
     "observed_at", "date", "observed", "created_at", "timestamp", "createdAt", "updated_at",
     "updatedAt", "_savedAt",
 )
-SUPPRESS_KEYS = ("memory-autopsy-ignore", "memory_autopsy_ignore")
 
 
 @dataclass
@@ -204,29 +203,40 @@ def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) 
 
 
 def _record(item: dict[str, Any], entity: str, path: str, line: int) -> Draft | None:
-    slot, value = _text(_first(item, SLOT_KEYS)), _text(_first(item, VALUE_KEYS))
-    claim = _text(_first(item, CLAIM_KEYS))
-    named = _text(_first(item, ENTITY_KEYS))
+    get = item.get  # or-chains: this runs once per record of a million-line store
+    slot = _text(get("slot") or get("predicate") or get("attribute"))
+    value = _text(get("value") or get("object"))
+    claim = _text(get("claim") or get("fact") or get("text") or get("memory") or get("content"))
+    named = _text(get("entity") or get("subject") or get("name"))
     if not claim and slot and value:
         claim = f'{named or entity}: {slot} = "{value}"'
     if not claim:
         return None
     full = bool(slot and value)
     fidelity = Fidelity.FULL if full else (Fidelity.PARTIAL if named else Fidelity.RESIDUAL)
-    aliases = item.get("aliases")
-    suppress = _first(item, SUPPRESS_KEYS)
-    given = item.get("id")
+    observed = _first(item, OBSERVED_KEYS)
+    valid_from = get("valid_from") or get("valid_at")
+    valid_to = get("valid_to") or get("invalid_at")
+    given = get("id")
     return Draft(
         entity=named or entity, claim=claim, path=path, line=line, fidelity=fidelity,
         slot=slot if full else "", value=value if full else "", body=claim,
-        observed_at=parse_date(_first(item, OBSERVED_KEYS)),
-        valid_from=parse_date(_first(item, ("valid_from", "valid_at"))),
-        valid_to=parse_date(_first(item, ("valid_to", "invalid_at"))),
-        source=_text(item.get("source")) or None,
-        source_class=_text(item.get("source_class")) or None,
-        status_verb=_text(item.get("status_verb")) or None,
-        aliases=tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, list) else (),
+        observed_at=parse_date(observed) if observed else None,
+        valid_from=parse_date(valid_from) if valid_from else None,
+        valid_to=parse_date(valid_to) if valid_to else None,
+        source=_text(get("source")) or None,
+        source_class=_text(get("source_class")) or None,
+        status_verb=(_text(get("status_verb")) if "status_verb" in item else None),
+        aliases=_strings(get("aliases")),
         given_id=str(given) if isinstance(given, (str, int)) and str(given) else None,
         shape="json",
-        suppress=tuple(suppress) if isinstance(suppress, list) else ((suppress,) if isinstance(suppress, str) else ()),
+        suppress=_strings(get("memory-autopsy-ignore") or get("memory_autopsy_ignore")),
     )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str))
+    return ()

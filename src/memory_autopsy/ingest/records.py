@@ -49,7 +49,8 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
         proven = anchor_slot(body, vocabulary)
         if proven is not None:
             slot, value, qualifier = proven
-    verb = draft.status_verb or status_verb(body, vocabulary)
+    # A record that states its status verb (even as null) is trusted; "" means none.
+    verb = draft.status_verb if draft.status_verb is not None else status_verb(body, vocabulary)
     fact_id = draft.given_id or content_id(
         (
             entity_form(draft.entity),
@@ -74,7 +75,7 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
         source=draft.source,
         source_class=source_class_of(draft.source_class),
         fidelity=draft.fidelity,
-        status_verb=verb,
+        status_verb=verb or None,
         path=draft.path,
         line=draft.line,
         aliases=draft.aliases,
