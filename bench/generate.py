@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import gc
 import hashlib
 import json
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +49,9 @@ DAYS = [
     (FIRST_DAY + _dt.timedelta(days=i)).isoformat()
     for i in range((LAST_DAY - FIRST_DAY).days + 1)
 ]
+JITTER_DAYS = 30
+# DAYS padded with its first and last day, so a day +/- JITTER_DAYS clamps by indexing alone.
+_JITTERED_DAYS = [DAYS[0]] * JITTER_DAYS + DAYS + [DAYS[-1]] * JITTER_DAYS
 
 
 def pick(rng: random.Random, seq: Sequence[T]) -> T:
@@ -292,6 +296,14 @@ PERSON_SLOTS = _w("employer role location manager team editor language timezone 
 COMPANY_SLOTS = _w("hq ceo industry plan headcount crm cloud account_manager renewal "
                    "support_tier")
 FIXED_SLOTS = {"service": SERVICE_SLOTS, "person": PERSON_SLOTS, "company": COMPANY_SLOTS}
+CATEGORIES: dict[str, list[str]] = {
+    "owner": TEAMS, "team": TEAMS, "region": REGIONS, "tier": TIERS,
+    "status": STATUSES, "cloud": CLOUDS, "sla": SLAS, "role": ROLE_TITLES,
+    "location": CITIES, "hq": CITIES, "editor": EDITORS, "language": LANGUAGES,
+    "timezone": TIMEZONES, "diet": DIETS, "pet": PETS, "hobby": HOBBIES,
+    "industry": INDUSTRIES, "plan": PLANS, "crm": CRMS, "support_tier": TIERS,
+    "config": CONFIG_VALUES, "feature": FLAG_VALUES, "env": ENV_VALUES,
+}
 KIND_SHARE = (("service", 0.5), ("person", 0.38), ("company", 0.12))
 
 
@@ -390,7 +402,7 @@ class Values:
                 return _bump_tech_state(self._tech_slot(slot), state, rng), True
             return _new_tech_state(self._tech_slot(slot), rng), False
         if slot.startswith("dep:"):
-            major, minor, patch = state
+            major, minor, _ = state
             if rng.random() < 0.3:
                 return (major + 1, 0, 0), True
             return (major, minor + 1, below(rng, 5)), True
@@ -406,7 +418,7 @@ class Values:
         if slot == "favorite_tool":
             return _tech_value(self._tech_slot(slot), state)
         if slot.startswith("dep:"):
-            return "%d.%d.%d" % state
+            return ".".join(str(part) for part in state)
         return str(state)
 
     @staticmethod
@@ -416,16 +428,8 @@ class Values:
     def _categorical(self, slot: str) -> str:
         rng = self.rng
         head = slot.split(":", 1)[0]
-        table: dict[str, list[str]] = {
-            "owner": TEAMS, "team": TEAMS, "region": REGIONS, "tier": TIERS,
-            "status": STATUSES, "cloud": CLOUDS, "sla": SLAS, "role": ROLE_TITLES,
-            "location": CITIES, "hq": CITIES, "editor": EDITORS, "language": LANGUAGES,
-            "timezone": TIMEZONES, "diet": DIETS, "pet": PETS, "hobby": HOBBIES,
-            "industry": INDUSTRIES, "plan": PLANS, "crm": CRMS, "support_tier": TIERS,
-            "config": CONFIG_VALUES, "feature": FLAG_VALUES, "env": ENV_VALUES,
-        }
-        if head in table:
-            return pick(rng, table[head])
+        if head in CATEGORIES:
+            return pick(rng, CATEGORIES[head])
         if head in ("oncall", "manager", "ceo", "account_manager"):
             return pick(rng, self.people)
         if head == "employer":
@@ -484,7 +488,7 @@ def _service_prose(ent: Entity, rng: random.Random, vals: Values) -> tuple[str, 
         tail = f" in favor of {_tech_phrase(rng, slot)}" if rng.random() < 0.5 else ""
         status = verb if verb in ("retired", "replaced", "decommissioned") else None
         return f"{verb} {old}{tail}", status
-    templates = (
+    templates: tuple[Callable[[], str], ...] = (
         lambda: f"uses {_tech_phrase(rng)} for the {pick(rng, PURPOSES)}",
         lambda: f"runs on {pick(rng, TECH['orchestrator'])[0]} in {pick(rng, REGIONS)}",
         lambda: f"stores {pick(rng, DATA_KINDS)} in {_tech_phrase(rng, 'database')}",
@@ -514,7 +518,7 @@ def _person_prose(ent: Entity, rng: random.Random, vals: Values) -> tuple[str, s
         return f"{verb} {ent.slots['employer']}", verb
     if roll < 0.14 and "location" in ent.slots:
         return f"moved away from {ent.slots['location']} to {pick(rng, CITIES)}", None
-    templates = (
+    templates: tuple[Callable[[], str], ...] = (
         lambda: f"works at {pick(rng, vals.companies)} as {pick(rng, ROLE_TITLES)}",
         lambda: f"joined {pick(rng, vals.companies)} in {pick(rng, DAYS)[:7]}",
         lambda: f"lives in {pick(rng, CITIES)}",
@@ -533,7 +537,7 @@ def _person_prose(ent: Entity, rng: random.Random, vals: Values) -> tuple[str, s
 
 
 def _company_prose(ent: Entity, rng: random.Random, vals: Values) -> tuple[str, str | None]:
-    templates = (
+    templates: tuple[Callable[[], str], ...] = (
         lambda: f"is headquartered in {pick(rng, CITIES)}",
         lambda: f"acquired {pick(rng, vals.companies)}",
         lambda: (f"switched from {_tech_phrase(rng)} to {_tech_phrase(rng)} for the "
@@ -557,8 +561,7 @@ STATUS_PREFIXES = (("confirmed", "confirmed: "), ("verified", "verified: "),
 
 FIELDS = ("id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to",
           "source", "source_class", "fidelity", "status_verb")
-_ID_PARTS = FIELDS[1:10]
-_quote = json.encoder.py_encode_basestring  # replaced by the C version below when present
+_quote: Callable[[str], str] = json.encoder.py_encode_basestring  # C version below if present
 try:
     from _json import encode_basestring as _c_quote  # the C helper json itself uses
 
@@ -573,15 +576,34 @@ def record_id(rec: dict[str, Any]) -> str:
     Normalized: the content fields (all but id, fidelity and status_verb) joined with NUL,
     case-folded, runs of whitespace collapsed to one space.
     """
-    payload = "\0".join(rec[k] or "" for k in _ID_PARTS)
+    payload = (
+        f'{rec["entity"]}\0{rec["slot"]}\0{rec["value"]}\0{rec["claim"]}\0'
+        f'{rec["observed_at"] or ""}\0{rec["valid_from"] or ""}\0{rec["valid_to"] or ""}\0'
+        f'{rec["source"] or ""}\0{rec["source_class"]}'
+    )
     payload = " ".join(payload.casefold().split())
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
-def to_line(rec: dict[str, Any]) -> str:
-    """`json.dumps(rec, ensure_ascii=False)` for a flat record of str/None, in field order."""
-    parts = [f'"{k}": {"null" if rec[k] is None else _quote(rec[k])}' for k in FIELDS]
-    return "{" + ", ".join(parts) + "}"
+def _q(text: str | None) -> str:
+    return "null" if text is None else _quote(text)
+
+
+def _s(text: str | None) -> str:
+    """A string known to need no escaping (hex id, ISO date, class, fidelity)."""
+    return "null" if text is None else f'"{text}"'
+
+
+def to_line(r: dict[str, Any]) -> str:
+    """`json.dumps(r, ensure_ascii=False)` for a canonical record, in field order, faster."""
+    return (
+        f'{{"id": "{r["id"]}", "entity": {_quote(r["entity"])}, "slot": {_quote(r["slot"])}, '
+        f'"value": {_quote(r["value"])}, "claim": {_quote(r["claim"])}, '
+        f'"observed_at": {_s(r["observed_at"])}, "valid_from": {_s(r["valid_from"])}, '
+        f'"valid_to": {_s(r["valid_to"])}, "source": {_q(r["source"])}, '
+        f'"source_class": "{r["source_class"]}", "fidelity": "{r["fidelity"]}", '
+        f'"status_verb": {_q(r["status_verb"])}}}'
+    )
 
 
 class Generator:
@@ -626,7 +648,7 @@ class Generator:
         if rng.random() < 0.06:
             return None
         centre = (i * (len(DAYS) - 1)) // max(self.n - 1, 1)
-        day = DAYS[min(len(DAYS) - 1, max(0, centre + below(rng, 61) - 30))]
+        day = _JITTERED_DAYS[centre + int(rng.random() * (2 * JITTER_DAYS + 1))]
         if rng.random() < 0.12:
             return f"{day}T{below(rng, 24):02d}:{below(rng, 60):02d}:00Z"
         return day
@@ -735,19 +757,26 @@ def generate(n: int, path: str | Path, seed: int = 0) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     gen = Generator(n, seed)
-    with path.open("w", encoding="utf-8", newline="\n") as out:
-        batch: list[str] = []
-        for line in gen.lines():
-            batch.append(line)
-            if len(batch) >= 10_000:
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # no cycles are made; collections only slow the long-lived state down
+    try:
+        with path.open("w", encoding="utf-8", newline="\n") as out:
+            batch: list[str] = []
+            for line in gen.lines():
+                batch.append(line)
+                if len(batch) >= 10_000:
+                    out.write("\n".join(batch) + "\n")
+                    batch.clear()
+            if batch:
                 out.write("\n".join(batch) + "\n")
-                batch.clear()
-        if batch:
-            out.write("\n".join(batch) + "\n")
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return path
 
 
-def _size(text: str) -> int:
+def parse_size(text: str) -> int:
+    """`10000`, `100k`, `1m`, `1_000_000`."""
     text = text.strip().lower().replace("_", "")
     scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
     return int(float(text[:-1] if scale > 1 else text) * scale)
@@ -755,7 +784,7 @@ def _size(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Generate a canonical JSONL memory store.")
-    parser.add_argument("n", type=_size, help="number of facts (10000, 100k, 1m)")
+    parser.add_argument("n", type=parse_size, help="number of facts (10000, 100k, 1m)")
     parser.add_argument("path", type=Path, help="output .jsonl file")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

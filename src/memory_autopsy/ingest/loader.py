@@ -16,7 +16,7 @@ from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 MEMORY_SUFFIXES = (".md", ".markdown", ".json", ".jsonl")
-MAX_BYTES = 64 * 1024 * 1024
+MAX_BYTES = 1024 * 1024 * 1024
 
 
 @dataclass(frozen=True)
