@@ -8,6 +8,7 @@ up from the working directory (stopping at the repository root); `--config FILE`
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from memory_autopsy.settings import EmbedSettings, Settings
 
 CONFIG_NAME = "memory-autopsy.toml"
 PYPROJECT = "pyproject.toml"
-DEFAULT_BASELINE = ".memory-autopsy-baseline.json"
+_TABLE_MENTION = re.compile(r"""tool\s*\.\s*["']?memory-autopsy""")
 
 
 def locate(config_path: str | None = None, *, isolated: bool = False,
@@ -127,7 +128,7 @@ def _mentions_table(pyproject: Path) -> bool:
         text = pyproject.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    if "memory-autopsy" not in text:
+    if not _TABLE_MENTION.search(text):
         return False
     try:
         read_table(pyproject)

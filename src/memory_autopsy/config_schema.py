@@ -66,7 +66,7 @@ def severity_or_off(value: Any) -> Severity | None:
     if isinstance(value, dict):
         unknown = set(value) - {"severity"}
         if unknown:
-            raise BadValue(f"unknown key {sorted(unknown)[0]!r} (a rule table takes only 'severity')")
+            raise BadValue(f"unknown key {min(unknown)!r} (a rule table takes only 'severity')")
         if "severity" not in value:
             raise BadValue("a rule table needs a 'severity' key")
         value = value["severity"]
@@ -95,10 +95,10 @@ def positive_number(value: Any) -> float:
 
 
 def url(value: Any) -> str:
-    value = text(value)
-    if not value.startswith(("http://", "https://")):
-        raise BadValue(f"expected an http:// or https:// URL, {_got(value)}")
-    return value
+    address = text(value)
+    if not address.startswith(("http://", "https://")):
+        raise BadValue(f"expected an http:// or https:// URL, {_got(address)}")
+    return address
 
 
 def env_name(value: Any) -> str:

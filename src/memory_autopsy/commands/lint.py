@@ -28,6 +28,10 @@ def lint_paths(args: argparse.Namespace) -> tuple[Report, Settings]:
 
     settings = settings_from_args(args)
     paths = list(args.paths)
+    if not paths and getattr(args, "changed_since", None):
+        from memory_autopsy.ci_filters import scope_paths
+
+        paths = scope_paths(args, settings)
     report = lint(paths, settings)
     require_input(report, paths)
     return report, settings
@@ -56,7 +60,14 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     fmt = "json" if args.json else (args.format or "text")
     report, settings = lint_paths(args)
     report = _post_process(args, report, settings)
-    write_output(render(report, fmt, settings), args.output, out)
+    text = render(report, fmt, settings)
+    write_output(text, args.output, out)
+    if fmt == "sarif":
+        from memory_autopsy.formatters.sarif import truncation_note
+
+        note = truncation_note(text)
+        if note:
+            err.write(note + "\n")
     return exit_code(report, settings)
 
 

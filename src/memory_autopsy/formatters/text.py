@@ -24,6 +24,8 @@ _HEDGED = frozenset({"likely_conflict", "contradicted_implicit", "near_duplicate
 def summary(report: Report) -> str:
     if not report.findings:
         extra = f", {report.suppressed} suppressed" if report.suppressed else ""
+        if report.fixed:
+            extra += f", {len(report.fixed)} baselined finding(s) gone"
         return f"clean: {len(report.facts)} facts, 0 findings (engine={report.engine}){extra}"
     counts = Counter(f.rule for f in report.findings)
     detail = ", ".join(f"{rule}={count}" for rule, count in sorted(counts.items()))

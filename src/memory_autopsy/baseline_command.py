@@ -1,0 +1,51 @@
+"""`memory-autopsy baseline PATH...`: write or update the baseline file (the only writer)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TextIO
+
+from memory_autopsy.baseline import DEFAULT_PATH, Baseline, dumps, load, update
+from memory_autopsy.commands.common import write_output
+from memory_autopsy.errors import UsageError
+from memory_autopsy.model import Report
+from memory_autopsy.settings import Settings
+
+
+def _lint(args: argparse.Namespace, settings: Settings) -> Report:
+    from memory_autopsy.api import lint
+
+    if args.paths:
+        report = lint(list(args.paths), settings)
+        if not report.paths:
+            raise UsageError("no readable input files among: " + ", ".join(args.paths))
+        return report
+    from memory_autopsy.ci_filters import scope_paths
+
+    return lint(scope_paths(args, settings), settings)
+
+
+def update_baseline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    path = args.baseline or settings.baseline or DEFAULT_PATH
+    exists = os.path.isfile(path)
+    if args.prune_only and not exists:
+        raise UsageError(f"{path}: no baseline to prune")
+    old = load(path) if exists else Baseline()
+    report = _lint(args, settings)
+    new = update(old, report.findings, report.paths, prune_only=args.prune_only,
+                 gone=lambda p: not os.path.exists(p))
+    before, after = old.counts(), new.counts()
+    added = sum(max(0, n - before.get(fp, 0)) for fp, n in after.items())
+    removed = sum(max(0, n - after.get(fp, 0)) for fp, n in before.items())
+    text = dumps(new)
+    if not exists or text != _read(path):
+        write_output(text, path, out)
+    out.write(f"{path}: {sum(after.values())} baselined finding(s) in {len(after)} entries "
+              f"({added} added, {removed} removed)\n")
+    return 0
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()

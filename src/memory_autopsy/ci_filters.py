@@ -1,0 +1,88 @@
+"""The CI filters over one engine report: baseline marking, then the changed-files view.
+
+The baseline is compared against the whole report first (so counts and fixed entries are
+judged on everything analysed), then findings are narrowed to those touching a changed file
+(flagged or related side), then baselined findings are hidden unless asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, replace
+
+from memory_autopsy.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
+from memory_autopsy.changed import as_reported
+from memory_autopsy.model import Finding, Report
+from memory_autopsy.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Filtered:
+    report: Report
+    baselined: int = 0
+
+
+def resolve_baseline(explicit: str | None, settings: Settings, *,
+                     use_default: bool = False) -> tuple[str | None, Baseline | None]:
+    """The baseline in force: a named file must exist; a configured or default one may not yet."""
+    if explicit:
+        return explicit, load(explicit)
+    path = settings.baseline or (DEFAULT_PATH if use_default else None)
+    if path and os.path.isfile(path):
+        return path, load(path)
+    return path, None
+
+
+def finding_paths(finding: Finding) -> tuple[str, ...]:
+    return (finding.path, *(r.path for r in finding.related))
+
+
+def touches_changed(finding: Finding, changed: frozenset[str]) -> bool:
+    """Run-level findings (no path) always concern the run; others need a changed side."""
+    return not finding.path or any(p in changed for p in finding_paths(finding))
+
+
+def filter_report(
+    report: Report,
+    baseline: Baseline | None,
+    changed: frozenset[str] | None = None,
+    *,
+    include_baselined: bool = False,
+) -> Filtered:
+    findings: tuple[Finding, ...] = report.findings
+    fixed: tuple[Entry, ...] = ()
+    if baseline is not None:
+        comparison = compare(findings, baseline, report.paths)
+        findings, fixed = comparison.findings, comparison.fixed
+    if changed is not None:
+        changed = as_reported(changed, report.paths)
+        findings = tuple(f for f in findings if touches_changed(f, changed))
+        fixed = tuple(e for e in fixed if e.paths & changed)
+    baselined = sum(f.baseline == "unchanged" for f in findings)
+    if not include_baselined:
+        findings = tuple(f for f in findings if f.baseline != "unchanged")
+    shown = replace(report, findings=findings, fixed=tuple(e.as_dict() for e in fixed))
+    return Filtered(shown, baselined)
+
+
+def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
+    """`scan --baseline FILE` / `--changed-since REF` (and a baseline named in the rule file)."""
+    _, baseline = resolve_baseline(getattr(args, "baseline", None), settings)
+    changed = None
+    if getattr(args, "changed_since", None):
+        from memory_autopsy.changed import changed_since
+
+        changed = changed_since(args.changed_since)
+    filtered = filter_report(report, baseline, changed,
+                             include_baselined=getattr(args, "include_baselined", False))
+    return filtered.report
+
+
+def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:
+    """The configured scope, the context of `scan --changed-since REF` given no PATH."""
+    from memory_autopsy.changed import scope_files, scope_root
+    from memory_autopsy.config import locate
+
+    config_file = locate(getattr(args, "config", None), isolated=getattr(args, "isolated", False))
+    return scope_files(settings, scope_root(config_file))

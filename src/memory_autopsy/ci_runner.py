@@ -1,0 +1,148 @@
+"""`memory-autopsy ci`: the runner the GitHub Action calls (usable in any CI).
+
+One engine run over the configured scope, then two views of it: the SARIF file for upload
+covers the whole scope (GitHub ignores baselineState, so baselined findings stay out unless
+asked for), while annotations, the job summary, the outputs and the exit code concern only the
+findings that touch the change (the pull request's files, or --changed-since REF).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shlex
+from pathlib import Path
+from typing import TextIO
+
+from memory_autopsy import changed as git_changes
+from memory_autopsy.baseline import Baseline
+from memory_autopsy.ci_filters import Filtered, filter_report, resolve_baseline
+from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
+from memory_autopsy.config import locate
+from memory_autopsy.model import Report
+
+
+def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.api import lint
+
+    settings = settings_from_args(args)
+    root = git_changes.scope_root(locate(args.config, isolated=args.isolated))
+    context = git_changes.context_files(args.paths, settings, root)
+    if not context:
+        err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
+    changed = resolve_changed(args, err)
+    report = lint(context, settings)
+    baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True)
+    if changed is not None:
+        changed = git_changes.as_reported(changed, report.paths)
+    shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
+    prefix = repository_prefix()
+    if args.sarif_file:
+        _write_sarif(report, baseline, args, prefix, err)
+    out.write(_render(shown.report, args.format, changed, prefix))
+    command = update_command(args, baseline_file)
+    _github_files(shown, changed, command, args.sarif_file)
+    return exit_code(shown.report, settings)
+
+
+def resolve_changed(args: argparse.Namespace, err: TextIO) -> frozenset[str] | None:
+    """The change under review: --changed-since, else the pull request's files, else None (all)."""
+    if args.changed_since:
+        return git_changes.changed_since(args.changed_since)
+    if not args.changed_only:
+        return None
+    base = pull_request_base(os.environ.get("GITHUB_EVENT_PATH"))
+    if base is None:
+        return None
+    root = git_changes.repo_root()
+    if root is None or not git_changes.ensure_commit(base, root):
+        err.write(f"memory-autopsy: warning: cannot find the pull request base {base}; "
+                  "reporting the whole scope\n")
+        return None
+    return git_changes.changed_since(base)
+
+
+def pull_request_base(event_path: str | None) -> str | None:
+    if not event_path or not os.path.isfile(event_path):
+        return None
+    try:
+        with open(event_path, encoding="utf-8") as handle:
+            event = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    sha = (event.get("pull_request") or {}).get("base", {}).get("sha")
+    return sha if isinstance(sha, str) and sha else None
+
+
+def repository_prefix() -> str:
+    """Where the working directory sits inside the repository ('' at its root)."""
+    root = git_changes.repo_root()
+    if root is None:
+        return ""
+    relative = os.path.relpath(Path.cwd(), root).replace(os.sep, "/")
+    return "" if relative == "." else relative
+
+
+def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Namespace,
+                 prefix: str, err: TextIO) -> None:
+    from memory_autopsy.formatters import sarif
+
+    upload = filter_report(report, baseline, None, include_baselined=args.include_baselined)
+    text = sarif.format_report(upload.report, prefix=prefix)
+    write_output(text, args.sarif_file, err)
+    note = sarif.truncation_note(text)
+    if note:
+        err.write(note + "\n")
+
+
+def _render(report: Report, fmt: str, changed: frozenset[str] | None, prefix: str) -> str:
+    if fmt == "github":
+        from memory_autopsy.formatters import github
+
+        return github.format_report(report, changed=changed, prefix=prefix)
+    if fmt == "json":
+        from memory_autopsy.formatters import json_format
+
+        return json_format.format_report(report)
+    from memory_autopsy.formatters import text
+
+    return text.format_report(report)
+
+
+def update_command(args: argparse.Namespace, baseline_file: str | None) -> str:
+    words = ["memory-autopsy", "baseline", *args.paths]
+    if args.config:
+        words += ["--config", args.config]
+    if baseline_file and baseline_file != ".memory-autopsy-baseline.json":
+        words += ["--baseline", baseline_file]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _github_files(shown: Filtered, changed: frozenset[str] | None, command: str,
+                  sarif_file: str | None) -> None:
+    from memory_autopsy.formatters import summary
+
+    new = sum(f.baseline != "unchanged" for f in shown.report.findings)
+    changed_count = None if changed is None else len(changed)
+    facts = summary.RunFacts(baselined=shown.baselined, update_command=command,
+                             changed_files=changed_count, sarif_file=sarif_file)
+    _append("GITHUB_STEP_SUMMARY", summary.format_report(shown.report, facts))
+    outputs = {"findings": str(new + shown.baselined), "new-findings": str(new),
+               "sarif-file": sarif_file or ""}
+    _append("GITHUB_OUTPUT", "".join(output_line(k, v) for k, v in outputs.items()))
+
+
+def output_line(name: str, value: str) -> str:
+    if "\n" not in value and "\r" not in value:
+        return f"{name}={value}\n"
+    delimiter = f"ghadelimiter_{secrets.token_hex(8)}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def _append(variable: str, text: str) -> None:
+    path = os.environ.get(variable)
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)

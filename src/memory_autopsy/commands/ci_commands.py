@@ -1,0 +1,131 @@
+"""The CI commands: `hook` (pre-commit), `baseline`, `ci` (the Action's runner), `init`, `rules`.
+
+Handlers import their modules lazily: the hook runs on every commit and must start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
+
+RAW = argparse.RawDescriptionHelpFormatter
+
+
+def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+    hook = sub.add_parser(
+        "hook", formatter_class=RAW, help="pre-commit entry: lint the scope, report the changed files",
+        description="Lint the configured scope as context and report only findings that touch "
+        "the files named (the files of the commit). Never writes the baseline.")
+    lint_options(hook)
+    hook.add_argument("--context", action="append", metavar="PATH",
+                      help="lint these files/folders as context instead of the configured scope")
+    hook.set_defaults(handler=run_hook)
+
+    base = sub.add_parser("baseline", help="write or update the baseline of accepted findings",
+                          description="Record today's findings so only new ones fail. With no "
+                          "PATH, the configured scope.")
+    base.add_argument("paths", nargs="*", metavar="PATH")
+    base.add_argument("--baseline", metavar="FILE", help="baseline file (default: rule file's, "
+                      "else .memory-autopsy-baseline.json)")
+    base.add_argument("--prune-only", action="store_true", help="only remove fixed entries, never add")
+    _settings_options(base)
+    base.set_defaults(handler=run_baseline)
+
+    ci = sub.add_parser("ci", help="CI runner: SARIF file, annotations, job summary, outputs",
+                        description="Lint the configured scope (or PATHs); report findings that "
+                        "touch the pull request's files (or --changed-since REF).")
+    ci.add_argument("paths", nargs="*", metavar="PATH", help="context (default: configured scope)")
+    ci.add_argument("--baseline", metavar="FILE", help="baseline (default: rule file's, else "
+                    ".memory-autopsy-baseline.json when it exists)")
+    ci.add_argument("--include-baselined", action="store_true",
+                    help="also report and upload baselined findings")
+    ci.add_argument("--fail-on", choices=("info", "review", "warning", "error", "never"),
+                    help="lowest severity that fails (default: rule file's, else info)")
+    ci.add_argument("--changed-since", metavar="REF", help="report findings touching files "
+                    "changed since REF's merge base (instead of the pull request's files)")
+    ci.add_argument("--changed-only", action=argparse.BooleanOptionalAction, default=True,
+                    help="in a pull request, report only findings touching its files (default)")
+    ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
+    ci.add_argument("--format", choices=("github", "text", "json"), default="github")
+    _settings_options(ci)
+    ci.set_defaults(handler=run_ci)
+
+    init = sub.add_parser("init", help="write a starter memory-autopsy.toml")
+    init.add_argument("path", nargs="?", default="memory-autopsy.toml", metavar="FILE")
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.set_defaults(handler=run_init)
+
+    rules = sub.add_parser("rules", help="list every rule with its default severity and help")
+    rules.add_argument("--json", action="store_true")
+    rules.set_defaults(handler=run_rules)
+
+
+def _settings_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up)")
+    parser.add_argument("--isolated", action="store_true", help="ignore any rule file")
+    parser.add_argument("--engine", choices=("heuristic", "embed"))
+    parser.add_argument("--max-age-days", type=int, metavar="N")
+
+
+def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy import changed as git_changes
+    from memory_autopsy.config import locate
+
+    settings = settings_from_args(args)
+    root = git_changes.scope_root(locate(args.config, isolated=args.isolated))
+    context = git_changes.context_files(args.context or [], settings, root)
+    changed = git_changes.as_reported(frozenset(args.paths), tuple(context))
+    if not changed:
+        return 0
+    from memory_autopsy.api import lint
+    from memory_autopsy.ci_filters import filter_report, resolve_baseline
+    from memory_autopsy.commands.lint import render
+
+    report = lint(context, settings)
+    _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
+    shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
+    fmt = "json" if args.json else (args.format or "text")
+    write_output(render(shown.report, fmt, settings), args.output, out)
+    return exit_code(shown.report, settings)
+
+
+def run_baseline(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.baseline_command import update_baseline
+
+    return update_baseline(args, settings_from_args(args), out)
+
+
+def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.ci_runner import run_ci as runner
+
+    return runner(args, out, err)
+
+
+def run_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.starter import write_starter
+
+    write_starter(args.path, force=args.force)
+    out.write(f"wrote {args.path}; every key is documented in memory-autopsy.toml.example\n")
+    return 0
+
+
+def run_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.rules import HELP_URI, RULES
+
+    if args.json:
+        import json
+
+        rows = [{"id": r.id, "name": r.name, "layer": r.layer, "severity": r.severity.value,
+                 "summary": r.summary, "help": r.help, "bad": r.bad, "good": r.good,
+                 "help_uri": HELP_URI.format(id=r.id)} for r in RULES]
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    import textwrap
+
+    for rule in RULES:
+        out.write(f"{rule.id}  [default {rule.severity.value}, layer {rule.layer}]  {rule.summary}\n")
+        out.write(textwrap.fill(rule.help, width=88, initial_indent="    ",
+                                subsequent_indent="    ") + "\n\n")
+    return 0

@@ -1,0 +1,93 @@
+"""GitHub Actions workflow commands: annotations, then the plain listing fenced off.
+
+Annotation data escapes `%`, CR and LF; properties also `:` and `,` (the escaping of
+@actions/core), so memory text can never end a command line and start another. GitHub shows
+10 annotations per level and step: new findings in changed files go first, and one notice says
+how many more there are. The plain listing echoes memory text verbatim, so it is wrapped in
+`::stop-commands::TOKEN` ... `::TOKEN::` with a random token: nothing inside runs as a command.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import secrets
+from collections.abc import Sequence
+
+from memory_autopsy.formatters.text import finding_line, summary
+from memory_autopsy.model import Finding, Report, Severity
+
+PER_LEVEL = 10
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning",
+         Severity.REVIEW: "notice", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _where(path: str, prefix: str) -> str:
+    return posixpath.normpath(posixpath.join(prefix, path)) if prefix else path
+
+
+def annotation(finding: Finding, prefix: str = "") -> str:
+    properties = []
+    if finding.path:
+        properties += [f"file={escape_property(_where(finding.path, prefix))}",
+                       f"line={max(1, finding.line)}"]
+    properties.append(f"title={escape_property(f'memory-autopsy {finding.rule}')}")
+    message = finding.message
+    others = [f"{r.path}:{r.line}" for r in finding.related if r.path]
+    if others:
+        message += " (other side: " + ", ".join(others) + ")"
+    return f"::{LEVEL[finding.severity]} {','.join(properties)}::{escape_data(message)}"
+
+
+def priority(finding: Finding, changed: frozenset[str] | None) -> tuple[int, int, int, str, int]:
+    sides = (finding.path, *(r.path for r in finding.related))
+    outside = changed is not None and not any(p in changed for p in sides)
+    return (int(outside), int(finding.baseline == "unchanged"), -finding.severity.rank,
+            finding.path, finding.line)
+
+
+def select(findings: Sequence[Finding], changed: frozenset[str] | None) -> tuple[list[Finding], int]:
+    """The findings to annotate within GitHub's per-level limits, and how many are left out."""
+    ordered = sorted(findings, key=lambda f: priority(f, changed))
+    chosen = _take(ordered, PER_LEVEL)
+    if len(chosen) < len(ordered):
+        chosen = _take(ordered, PER_LEVEL - 1)  # room for the notice that counts the rest
+    return chosen, len(ordered) - len(chosen)
+
+
+def _take(ordered: Sequence[Finding], notice_cap: int) -> list[Finding]:
+    caps = {"error": PER_LEVEL, "warning": PER_LEVEL, "notice": notice_cap}
+    chosen: list[Finding] = []
+    for finding in ordered:
+        level = LEVEL[finding.severity]
+        if caps[level] > 0:
+            caps[level] -= 1
+            chosen.append(finding)
+    return chosen
+
+
+def fenced(lines: Sequence[str], token: str) -> list[str]:
+    while any(token in line for line in lines):
+        token = secrets.token_hex(16)
+    return [f"::stop-commands::{token}", *lines, f"::{token}::"]
+
+
+def format_report(report: Report, *, changed: frozenset[str] | None = None, prefix: str = "",
+                  token: str | None = None) -> str:
+    chosen, left_out = select(report.findings, changed)
+    lines = [annotation(f, prefix) for f in chosen]
+    if left_out:
+        lines.append(f"::notice title=memory-autopsy::{left_out} more finding(s) not annotated "
+                     "(GitHub shows 10 per level); all are listed in the log and the job summary")
+    listing = [finding_line(f) for f in report.findings] + [summary(report)]
+    lines.append("::group::memory-autopsy findings")
+    lines += fenced(listing, token or secrets.token_hex(16))
+    lines.append("::endgroup::")
+    return "\n".join(lines) + "\n"

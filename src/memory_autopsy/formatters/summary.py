@@ -1,0 +1,74 @@
+"""The GitHub job summary (markdown appended to $GITHUB_STEP_SUMMARY).
+
+Memory content is untrusted: every cell is escaped so a claim cannot open a link, an HTML tag,
+a table cell or a mention in the summary page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_autopsy.model import Finding, Report
+
+MAX_ROWS = 100
+CELL_LIMIT = 200
+_BACKSLASHED = "\\`*_[]|~#!"
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What the runner knows beyond the report."""
+
+    baselined: int = 0
+    baseline_file: str | None = None
+    changed_files: int | None = None
+    update_command: str = "memory-autopsy baseline"
+    sarif_file: str | None = None
+
+
+def escape(text: str, limit: int = CELL_LIMIT) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = "".join("\\" + ch if ch in _BACKSLASHED else ch for ch in text)
+    return text.replace("@", "&#64;")
+
+
+def _row(finding: Finding) -> str:
+    where = f"{finding.path}:{finding.line}" if finding.path else "(run)"
+    cells = [finding.severity.value, f"`{finding.rule}`", escape(where), escape(finding.entity),
+             escape(finding.message)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _scope_line(report: Report, facts: RunFacts) -> str:
+    files = len(report.paths)
+    scope = f"{len(report.facts)} facts in {files} file(s)"
+    if facts.changed_files is None:
+        return f"Scope: {scope}; every finding in scope is reported."
+    return (f"Scope: {scope}; only findings touching the {facts.changed_files} changed memory "
+            "file(s) are reported.")
+
+
+def format_report(report: Report, facts: RunFacts = RunFacts()) -> str:
+    new = [f for f in report.findings if f.baseline != "unchanged"]
+    lines = ["## memory-autopsy", "", "| new | baselined | fixed |", "|---:|---:|---:|",
+             f"| {len(new)} | {facts.baselined} | {len(report.fixed)} |", "",
+             _scope_line(report, facts), ""]
+    if new:
+        lines += ["### New findings", "", "| severity | rule | location | entity | message |",
+                  "|---|---|---|---|---|"]
+        lines += [_row(f) for f in new[:MAX_ROWS]]
+        if len(new) > MAX_ROWS:
+            lines += ["", f"…and {len(new) - MAX_ROWS} more (see the job log or the SARIF file)."]
+        lines.append("")
+    else:
+        lines += ["No new findings.", ""]
+    if facts.sarif_file:
+        lines += [f"SARIF file: {escape(facts.sarif_file)}", ""]
+    lines += ["### Accepting findings", "",
+              ("Fix the memory, suppress one line with `<!-- memory-autopsy: ignore RULE -->`, "
+               "or record today's findings in the baseline and commit it:"), "", "```sh",
+              facts.update_command.replace("`", ""), "```", ""]
+    return "\n".join(lines)

@@ -1,0 +1,45 @@
+"""`memory-autopsy init`: the starter rule file (every key is in memory-autopsy.toml.example)."""
+
+from __future__ import annotations
+
+import os
+
+from memory_autopsy.errors import UsageError
+
+STARTER = """\
+# memory-autopsy rule file. Every key is documented in memory-autopsy.toml.example;
+# an unknown key or a bad value is an error (exit 2) naming the key.
+
+# Which files are memory, relative to this file's folder. Without include, every
+# .md/.markdown/.json/.jsonl file of the repository is (dot-folders skipped).
+# include = ["memory/**/*.md", "memory/**/*.jsonl", ".claude/**/*.md"]
+exclude = ["README.md", "CHANGELOG.md", "docs/**", "node_modules/**", "package*.json"]
+
+# The lowest severity that fails a run: info (default), review, warning, error, never.
+fail-on = "warning"
+
+# Accepted findings; `memory-autopsy baseline` writes it, scan/hook/ci fail only on new ones.
+baseline = ".memory-autopsy-baseline.json"
+
+[rules]
+# Per rule: a severity (info, review, warning, error) or "off". See `memory-autopsy rules`.
+unsourced = "off"
+# likely_conflict = "warning"
+
+[vocabulary]
+# Site-specific words the engine should know.
+transitions = []          # more retraction words, e.g. "offboarded from"
+anchors = {}              # prose verb frame -> slot, e.g. { "is built with" = "uses" }
+synonyms = {}             # value spelling -> canonical, e.g. { "pg15" = "postgresql 15" }
+
+[staleness]
+# Flag uncorroborated facts older than this many days (rule `aged`; off when unset).
+# max-age-days = 365
+"""
+
+
+def write_starter(path: str, *, force: bool) -> None:
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{path} already exists (use --force to overwrite it)")
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(STARTER)

@@ -1,0 +1,135 @@
+"""Changed files: the whole scope is context, only findings touching a changed file are reported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_cli, write
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
+NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+LEGACY = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)\n" * 2
+CLEAN = "- dns: runs on Route53 (2026-02-01) (source: ops)\n"
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    write(tmp_path / "old.md", OLD)
+    write(tmp_path / "legacy.md", LEGACY)
+    write(tmp_path / "README.txt", "not memory\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    return tmp_path
+
+
+def paths_of(out: str) -> list[tuple[str, str]]:
+    return [(f["path"], f["rule"]) for f in json.loads(out)["findings"]]
+
+
+def test_hook_catches_a_new_fact_contradicting_an_untouched_file(repo: Path) -> None:
+    write(repo / "new.md", NEW)
+    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    assert result.code == 1
+    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+
+
+def test_hook_does_not_dump_old_problems_on_the_author(repo: Path) -> None:
+    write(repo / "new.md", CLEAN)
+    result = run_cli("hook", "new.md", cwd=repo)
+    assert result.code == 0, result.out
+    assert "legacy.md" not in result.out
+    assert run_cli("hook", "legacy.md", cwd=repo).code == 1  # touching it is another matter
+
+
+def test_hook_ignores_files_that_are_not_memory(repo: Path) -> None:
+    result = run_cli("hook", "README.txt", "missing.md", cwd=repo)
+    assert result.code == 0 and result.out == ""
+
+
+def test_hook_honours_include_globs(repo: Path) -> None:
+    write(repo / "memory-autopsy.toml", 'include = ["memory/**"]\n')
+    write(repo / "memory" / "a.md", NEW)
+    write(repo / "notes" / "b.md", LEGACY)
+    assert run_cli("hook", "memory/a.md", cwd=repo).code == 0  # old.md is not memory now
+    assert run_cli("hook", "notes/b.md", cwd=repo).code == 0   # not memory at all
+    write(repo / "memory" / "old.md", OLD)
+    assert run_cli("hook", "memory/a.md", cwd=repo).code == 1
+
+
+def test_default_scope_skips_dot_folders_unless_included(repo: Path) -> None:
+    (repo / "old.md").unlink()
+    write(repo / ".claude" / "memory.md", OLD)
+    write(repo / "new.md", NEW)
+    assert run_cli("hook", "new.md", cwd=repo).code == 0
+    write(repo / "memory-autopsy.toml", 'include = ["*.md", ".claude/**/*.md"]\n')
+    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    assert result.code == 1 and paths_of(result.out) == [(".claude/memory.md", "contradicted_implicit")]
+
+
+def test_hook_context_option(repo: Path) -> None:
+    write(repo / "ctx" / "new.md", NEW)
+    assert run_cli("hook", "ctx/new.md", "--context", "ctx", cwd=repo).code == 0
+    assert run_cli("hook", "ctx/new.md", cwd=repo).code == 1
+
+
+def test_hook_honours_the_baseline(repo: Path) -> None:
+    write(repo / "new.md", NEW)
+    assert run_cli("baseline", cwd=repo).code == 0
+    assert run_cli("hook", "new.md", cwd=repo).code == 0
+    assert run_cli("hook", "legacy.md", cwd=repo).code == 0
+
+
+def test_scan_changed_since_uses_the_configured_scope(repo: Path) -> None:
+    write(repo / "new.md", NEW)  # untracked counts as changed
+    result = run_cli("scan", "--changed-since", "HEAD", "--json", cwd=repo)
+    assert result.code == 1 and paths_of(result.out) == [("old.md", "contradicted_implicit")]
+    git(repo, "add", "new.md")
+    git(repo, "commit", "-qm", "pr")
+    result = run_cli("scan", "--changed-since", "HEAD~1", "--json", cwd=repo)
+    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+    assert run_cli("scan", "--changed-since", "HEAD", cwd=repo).code == 0
+
+
+def test_changed_since_a_branch_uses_the_merge_base(repo: Path) -> None:
+    git(repo, "checkout", "-qb", "feature")
+    write(repo / "new.md", NEW)
+    git(repo, "add", "new.md")
+    git(repo, "commit", "-qm", "feature")
+    git(repo, "checkout", "-q", "main")
+    write(repo / "main-only.md", LEGACY.replace("cache-tier", "queue"))
+    git(repo, "add", "main-only.md")
+    git(repo, "commit", "-qm", "main moves on")
+    git(repo, "checkout", "-q", "feature")
+    result = run_cli("scan", ".", "--changed-since", "main", "--json", cwd=repo)
+    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+
+
+def test_changed_since_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    bad = run_cli("scan", ".", "--changed-since", "no-such-ref", cwd=repo)
+    assert bad.code == 2 and "no-such-ref" in bad.err
+    outside = tmp_path_factory.mktemp("plain")
+    write(outside / "m.md", OLD)
+    result = run_cli("scan", "m.md", "--changed-since", "HEAD", cwd=outside)
+    assert result.code == 2 and "git" in result.err
+
+
+def test_changed_paths_from_a_subfolder(repo: Path) -> None:
+    write(repo / "sub" / "new.md", NEW)
+    result = run_cli("scan", ".", "--changed-since", "HEAD", "--json", "--isolated", cwd=repo / "sub")
+    assert result.code == 0  # old.md is outside the context named from sub/
+    result = run_cli("scan", "..", "--changed-since", "HEAD", "--json", cwd=repo / "sub")
+    assert paths_of(result.out) == [("../old.md", "contradicted_implicit")]

@@ -1,0 +1,122 @@
+"""The pre-commit hook, validated and run for real with `pre-commit try-repo` (offline)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SHARED, run_process, write
+
+OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
+NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache",
+                                     ".mypy_cache", ".ruff_cache", "build", "dist", ".cache")
+
+
+def pre_commit() -> list[str]:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        pytest.skip("pre-commit is not installed")
+    return [sys.executable, "-m", "pre_commit"]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
+                    "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def offline_pip_env(home: Path) -> dict[str, str]:
+    """pip may build the package only from wheels already on disk (virtualenv's seed wheels).
+
+    Dependencies are not installed (PIP_NO_DEPS): the heuristic engine needs none of them on
+    Python >= 3.11, and the test must never reach a package index."""
+    try:
+        import virtualenv
+    except ImportError:
+        pytest.skip("virtualenv (a pre-commit dependency) is not installed")
+    wheels = Path(virtualenv.__file__).parent / "seed" / "wheels" / "embed"
+    if not list(wheels.glob("setuptools-*.whl")) or sys.version_info < (3, 11):
+        pytest.skip("no local wheels for an offline build of the package")
+    env = dict(os.environ)
+    env.update(PRE_COMMIT_HOME=str(home), PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels),
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_DEPS="1",
+               VIRTUALENV_NO_DOWNLOAD="1")
+    return env
+
+
+def test_manifest_matches_the_schema_and_pre_commit() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = manifest[0]
+    assert hook["id"] == "memory-autopsy" and hook["language"] == "python"
+    assert hook["entry"] == "memory-autopsy hook" and hook["require_serial"] is True
+    schema = SHARED / "schemas" / "pre-commit-hooks.json"
+    if schema.is_file():
+        import jsonschema
+
+        jsonschema.Draft7Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(manifest)
+    command = pre_commit()
+    for what, name in (("validate-manifest", ".pre-commit-hooks.yaml"),
+                       ("validate-config", ".pre-commit-config.yaml")):
+        done = subprocess.run([*command, what, name], cwd=ROOT, check=False,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name, matched", [
+    ("a.md", True), ("notes/b.MARKDOWN", True), ("s.json", True), ("s.jsonl", True),
+    ("a.txt", False), ("a.mdx", False), ("jsonl", False),
+])
+def test_files_pattern(name: str, matched: bool) -> None:
+    import re
+
+    import yaml
+
+    pattern = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]["files"]
+    assert bool(re.search(pattern, name)) is matched
+
+
+def test_dogfood_hook_passes_on_examples() -> None:
+    result = run_process("hook", "--isolated", "--context", "examples",
+                         *sorted(f"examples/{p.name}" for p in (ROOT / "examples").iterdir()), cwd=ROOT)
+    assert result.code == 0, (result.out + result.err + "\nthe examples changed on purpose? refresh "
+                              "the dogfood baseline: PYTHONPATH=src python3 -m memory_autopsy "
+                              "baseline --isolated examples")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_try_repo_fails_on_a_contradiction_and_passes_once_baselined(tmp_path: Path) -> None:
+    command = pre_commit()
+    env = offline_pip_env(tmp_path / "pre-commit-home")
+    source = tmp_path / "hook-repo"
+    shutil.copytree(ROOT, source, ignore=COPY_IGNORE)
+    git(source, "init", "-q")
+    git(source, "add", "-A")
+    git(source, "commit", "-qm", "snapshot of the working tree")
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    write(project / "old.md", OLD)
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "base")
+    write(project / "new.md", NEW)
+    git(project, "add", "new.md")
+
+    def try_repo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command, "try-repo", str(source), "memory-autopsy"], cwd=project,
+                              env=env, check=False, capture_output=True, text=True, timeout=600)
+
+    failed = try_repo()
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "contradicted_implicit" in failed.stdout and "old.md" in failed.stdout
+    assert run_process("baseline", cwd=project).code == 0
+    git(project, "add", ".memory-autopsy-baseline.json")
+    passed = try_repo()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
