@@ -14,7 +14,8 @@ FINGERPRINT_VERSION = "v1"
 
 
 def fact_key(fact: Fact) -> str:
-    return f"{fact.path}\x1f{normalize_claim(fact_body(fact))}"
+    """A fact's identity in fingerprints: its content, never its line or the working directory."""
+    return normalize_claim(fact_body(fact))
 
 
 def fingerprint(rule: str, entity: str, parts: Iterable[str]) -> str:

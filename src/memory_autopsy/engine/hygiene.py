@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import date, timedelta
 
@@ -16,7 +17,7 @@ def bad_input(store: Store) -> Iterator[Finding]:
     for problem in store.problems:
         yield plain_finding(
             "bad_input", problem.path, problem.line, "", f"{problem.path}: {problem.message}",
-            (problem.path, problem.message),
+            (os.path.basename(problem.path), problem.message.replace(problem.path, "")),
         )
 
 
@@ -66,7 +67,7 @@ def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
         yield plain_finding(
             "orphan_entity", declaration.path, declaration.line, declaration.entity,
             f"entity {declaration.entity!r} is declared ({declaration.kind}) but holds no facts",
-            (declaration.path, form),
+            (os.path.basename(declaration.path), form),
         )
 
 
