@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -34,8 +36,22 @@ def lint(
 ) -> Report:
     """Lint memory files (or directories) and return the report."""
     settings = settings or Settings()
-    store = load_store([paths] if isinstance(paths, str) else paths, settings)
-    return lint_loaded(store, settings, today=today)
+    with paused_gc():
+        store = load_store([paths] if isinstance(paths, str) else paths, settings)
+        return lint_loaded(store, settings, today=today)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The fact model holds no reference cycles; the cycle collector only rescans a growing
+    heap of immutable records (a third of the run time on a large store)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def lint_loaded(store: Store, settings: Settings | None = None, *, today: date | None = None) -> Report:

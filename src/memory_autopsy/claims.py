@@ -16,6 +16,7 @@ from memory_autopsy.vocabulary import (
     Vocabulary,
 )
 
+_NEGATION = re.compile("|".join(re.escape(n) for n in NEGATIONS))
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 _QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)$")
 _VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
@@ -178,7 +179,7 @@ def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list
 def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:
     """(slot, value, qualifier) proven by a prose verb frame, or None."""
     text = " " + fold(body).strip().rstrip(".") + " "
-    if any(neg in text for neg in NEGATIONS) or find_transition(body, vocabulary):
+    if _NEGATION.search(text) or find_transition(body, vocabulary):
         return None
     pattern = _anchor_pattern(vocabulary)
     for match in pattern.finditer(text):

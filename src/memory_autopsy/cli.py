@@ -60,14 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return 2
-    from memory_autopsy.commands import dispatch
+    from memory_autopsy.api import paused_gc
 
-    return dispatch(parser, args, sys.stdout, sys.stderr)
+    with paused_gc():  # a short-lived run over acyclic records: see api.paused_gc
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        from memory_autopsy.commands import dispatch
+
+        return dispatch(parser, args, sys.stdout, sys.stderr)
 
 
 if __name__ == "__main__":

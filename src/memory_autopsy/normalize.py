@@ -33,6 +33,7 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+@lru_cache(maxsize=65536)
 def normalize_claim(text: str) -> str:
     """Case, whitespace and punctuation collapsed; version dots kept (`7.2`)."""
     return " ".join(_PUNCT.sub(" ", fold(text)).split())

@@ -15,8 +15,11 @@ from memory_autopsy.vocabulary import Vocabulary
 
 def fact_body(fact: Fact) -> str:
     """The claim without an `entity:` prefix, so section bullets and entity claims compare."""
-    claim = fact.claim
-    for name in (fact.written_entity, fact.entity):
+    return fact.body or strip_entity(fact.claim, (fact.written_entity, fact.entity))
+
+
+def strip_entity(claim: str, names: tuple[str, ...]) -> str:
+    for name in names:
         if name and claim[: len(name)].casefold() == name.casefold():
             rest = claim[len(name) :].lstrip()
             if rest.startswith(":"):

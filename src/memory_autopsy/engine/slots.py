@@ -21,10 +21,10 @@ ANCHOR_CUE = 0.6
 
 def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     groups: dict[tuple[str, str, str], list[Fact]] = {}
+    slot_key = ctx.slot_key
     for fact in ctx.active:
-        key = ctx.slot_key(fact)
-        if key is not None and fact.order not in skip:
-            groups.setdefault(key, []).append(fact)
+        if fact.slot and fact.order not in skip:
+            groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
     for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
             continue

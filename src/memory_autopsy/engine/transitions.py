@@ -8,6 +8,7 @@ from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import normalize_claim
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
@@ -22,7 +23,8 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
-        index, words_of = _anchor_index(ctx, facts, {f.order for f, _ in retractions})
+        needed = {word for _, transition in retractions for word in transition.anchors}
+        index, words_of = _anchor_index(ctx, facts, {f.order for f, _ in retractions}, needed)
         for trigger_fact, transition in retractions:
             for target in _candidates(index, transition):
                 if target.order in flagged or target.order == trigger_fact.order:
@@ -56,12 +58,19 @@ def _candidates(index: dict[str, list[Fact]], transition: Transition) -> list[Fa
 
 
 def _anchor_index(
-    ctx: Context, facts: Sequence[Fact], skip: set[int]
+    ctx: Context, facts: Sequence[Fact], skip: set[int], needed: set[str]
 ) -> tuple[dict[str, list[Fact]], dict[int, set[str]]]:
+    """Word index of the facts that mention an anchor some retraction of the entity names."""
+    synonyms = ctx.vocabulary.synonyms
+    spelled = needed | {raw for raw, canonical in synonyms.items() if canonical in needed}
     index: dict[str, list[Fact]] = {}
     words_of: dict[int, set[str]] = {}
     for fact in facts:
         if fact.order in skip:
+            continue
+        if spelled.isdisjoint(ctx.norm_body(fact).split()) and spelled.isdisjoint(
+            normalize_claim(fact.value).split()
+        ):
             continue
         words = ctx.words(fact)
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} ":

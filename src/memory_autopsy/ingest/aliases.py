@@ -63,7 +63,7 @@ def resolve_entities(
         return groups.display[groups.find(form)]
 
     mapping = {name: canonical(name) for name in written}
-    resolved = [f if mapping[f.entity] == f.entity else replace(f, entity=mapping[f.entity]) for f in facts]
+    resolved = [f if mapping[f.entity] == f.entity else f._replace(entity=mapping[f.entity]) for f in facts]
     decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
     names = {canonical(n) for n in related}
     return resolved, decls, look_alikes(written, groups), names
@@ -99,7 +99,7 @@ def _deletion_keys(form: str) -> set[str]:
     keys = {form}
     singles = {form[:i] + form[i + 1 :] for i in range(len(form))}
     keys |= singles
-    if len(form) <= 12:
+    if len(form) <= 9:
         for single in singles:
             keys |= {single[:i] + single[i + 1 :] for i in range(len(single))}
     return keys

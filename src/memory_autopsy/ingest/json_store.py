@@ -67,19 +67,32 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
 
 def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResult:
     result = JsonResult()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as error:
-            result.problems.append(Problem(path, number, f"malformed JSON line: {error.msg}"))
-            continue
+    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
+        if item is _BROKEN:
+            try:
+                item = json.loads(line)
+            except (ValueError, RecursionError) as error:
+                message = getattr(error, "msg", "nested too deeply")
+                result.problems.append(Problem(path, number, f"malformed JSON line: {message}"))
+                continue
         if isinstance(item, (dict, str)):
             _read_item(item, entity_hint, path, number, result)
         else:
             result.problems.append(Problem(path, number, "a JSON line must be an object or a string"))
     return result
+
+
+_BROKEN = object()
+
+
+def _decode_lines(lines: list[str]) -> list[Any]:
+    """All lines as one JSON array (one C-level pass); line by line only when that fails."""
+    try:
+        items = json.loads("[" + ",".join(lines) + "]")
+    except (ValueError, RecursionError):
+        return [_BROKEN] * len(lines)
+    return items if len(items) == len(lines) else [_BROKEN] * len(lines)
 
 
 def _items(
@@ -150,7 +163,7 @@ def _first(item: dict[str, Any], keys: Iterable[str]) -> Any:
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, str):
+    if type(value) is str:
         return value.strip()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory_autopsy.claims import anchor_slot, status_verb
+from memory_autopsy.engine.context import strip_entity
 from memory_autopsy.model import Fact, Fidelity
 from memory_autopsy.normalize import content_id, entity_form, normalize_claim
 from memory_autopsy.vocabulary import Vocabulary
@@ -12,7 +13,7 @@ from memory_autopsy.vocabulary import Vocabulary
 SOURCE_CLASSES = ("primary", "secondary", "unclassified")
 
 
-@dataclass
+@dataclass(slots=True)
 class Draft:
     """A fact before identity is settled; mutable while a parser fills it in."""
 
@@ -64,6 +65,7 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
         )
     )
     return Fact(
+        body=strip_entity(draft.claim, (draft.entity,)),
         id=fact_id,
         entity=draft.entity,
         slot=slot,
