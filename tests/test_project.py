@@ -1,0 +1,47 @@
+"""Project-level promises: the README quickstart, the rule reference, a light CLI import."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from conftest import ROOT, SRC
+
+from memory_autopsy.rules import HELP_URI, RULES
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_opens_with_a_two_command_quickstart() -> None:
+    text = _readme()
+    first_section = text.split("\n## ", 2)[1]
+    assert first_section.startswith("Quickstart")
+    block = re.search(r"```sh\n(.*?)```", first_section, re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert len(commands) == 2
+    assert "memory-autopsy scan examples/" in commands[0]
+    assert "pytest" in commands[1] and ".[test]" in commands[1]
+    assert commands[1].split("&& ")[-1] in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_every_rule_has_a_reference_anchor() -> None:
+    text = _readme()
+    for rule in RULES:
+        anchor = HELP_URI.format(id=rule.id).split("#", 1)[1]
+        assert f'<a id="{anchor}"></a>' in text, rule.id
+        assert rule.summary in text
+
+
+def test_cli_import_stays_light() -> None:
+    code = (
+        "import sys, memory_autopsy.cli; "
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('httpx', 'yaml', 'mcp', 'tomllib', 'tomli')"
+        " or m.startswith('memory_autopsy.engine')]; print(heavy)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(SRC)}, timeout=60)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
