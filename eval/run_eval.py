@@ -177,6 +177,8 @@ def run_scan(scn: dict, engine: str, env: dict[str, str], timeout: float) -> Sca
         for name, data in files.items():
             (Path(tmp) / name).write_bytes(data)
         cmd = [sys.executable, "-m", "memory_autopsy", "scan", *names, "--json", "--engine", engine]
+        if engine == "embed":
+            cmd.append("--no-cache")  # a stand-in server on a random port must not grow the cache
         try:
             proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -9,7 +9,7 @@ from typing import TextIO
 from memory_autopsy.embed.cache import EmbeddingCache, as_float32
 from memory_autopsy.embed.client import check_vectors
 from memory_autopsy.embed.neighbours import normalized
-from memory_autopsy.embed.protocol import EmbedError, Embedder
+from memory_autopsy.embed.protocol import Embedder, EmbedError
 
 Progress = Callable[[int, int], None]
 PROGRESS_MIN = 256  # texts to send before a run counts as long enough to show progress
@@ -53,8 +53,9 @@ def embed_texts(
 
 def _check_cached_dims(found: dict[str, list[float]], dim: int | None, embedder: Embedder) -> None:
     if any(len(vector) != dim for vector in found.values()):
-        raise EmbedError("vectors of the wrong size (the endpoint and the cache disagree; "
-                         "run with --no-cache)")
+        raise EmbedError(
+            "vectors of the wrong size (the endpoint and the cache disagree; run with --no-cache)"
+        )
 
 
 def terminal_progress(stream: TextIO | None = None) -> Progress | None:

@@ -23,7 +23,7 @@ FORMAT_VERSION = 1
 
 
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_CACHE_HOME/memory-autopsy`, else `~/.cache/memory-autopsy` (LOCALAPPDATA on Windows)."""
+    """`$XDG_CACHE_HOME/memory-autopsy`, else `~/.cache/memory-autopsy` (Windows: LOCALAPPDATA)."""
     env = os.environ if environ is None else environ
     base = env.get("XDG_CACHE_HOME") or (env.get("LOCALAPPDATA") if os.name == "nt" else None)
     root = Path(base) if base else Path.home() / ".cache"
@@ -92,8 +92,12 @@ class EmbeddingCache:
         return True
 
     def _document(self, entries: dict[str, str]) -> dict[str, Any]:
-        return {"version": FORMAT_VERSION, "endpoint": self._endpoint, "model": self._model,
-                "vectors": entries}
+        return {
+            "version": FORMAT_VERSION,
+            "endpoint": self._endpoint,
+            "model": self._model,
+            "vectors": entries,
+        }
 
     def _read(self) -> dict[str, str]:
         try:

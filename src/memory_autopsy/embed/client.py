@@ -19,8 +19,19 @@ from memory_autopsy.settings import EmbedSettings
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 DEFAULT_MODEL = "bge-m3"
-OPENAI_PROVIDERS = frozenset({"openai", "openai-compatible", "openai_compatible", "lmstudio",
-                              "lm-studio", "vllm", "llamacpp", "llama.cpp", "llama-cpp"})
+OPENAI_PROVIDERS = frozenset(
+    {
+        "openai",
+        "openai-compatible",
+        "openai_compatible",
+        "lmstudio",
+        "lm-studio",
+        "vllm",
+        "llamacpp",
+        "llama.cpp",
+        "llama-cpp",
+    }
+)
 PROVIDERS = frozenset({"ollama"}) | OPENAI_PROVIDERS
 _LOOPBACK = ("localhost", "::1")
 
@@ -47,8 +58,13 @@ def resolve(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> E
         raise EmbedError(f"unknown embedding provider {embed.provider!r} (use ollama or openai)")
     base = embed.url or env.get("OLLAMA_BASE_URL") or DEFAULT_BASE_URL
     model = embed.model or env.get("EMBED_MODEL") or DEFAULT_MODEL
-    return Endpoint(provider, request_url(base, provider in OPENAI_PROVIDERS), model,
-                    float(embed.timeout), embed.api_key_env)
+    return Endpoint(
+        provider,
+        request_url(base, provider in OPENAI_PROVIDERS),
+        model,
+        float(embed.timeout),
+        embed.api_key_env,
+    )
 
 
 def request_url(base: str, openai: bool) -> str:
@@ -83,7 +99,9 @@ class HttpEmbedder:
             return []
         try:
             payload = self._post({"model": self.model, "input": list(texts)})
-            vectors = _openai_vectors(payload) if self._endpoint.openai else _ollama_vectors(payload)
+            vectors = (
+                _openai_vectors(payload) if self._endpoint.openai else _ollama_vectors(payload)
+            )
             return check_vectors(vectors, len(texts))
         except EmbedError as error:
             raise EmbedError(self._scrub(str(error))) from None
@@ -92,7 +110,9 @@ class HttpEmbedder:
         try:
             import httpx
         except ImportError:
-            raise EmbedError("httpx is not installed (pip install 'memory-autopsy[embed]')") from None
+            raise EmbedError(
+                "httpx is not installed (pip install 'memory-autopsy[embed]')"
+            ) from None
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -104,7 +124,7 @@ class HttpEmbedder:
             raise EmbedError(f"timed out after {timeout:g}s") from None
         except httpx.HTTPError as error:
             raise EmbedError(f"unreachable ({type(error).__name__}: {error})") from None
-        except Exception as error:  # a bad URL, a broken proxy setting: still never a crash
+        except Exception as error:  # noqa: BLE001 (a bad URL or proxy setting: still never a crash)
             raise EmbedError(f"request failed ({type(error).__name__}: {error})") from None
         if response.status_code >= 400:
             snippet = " ".join(response.text.split())[:160]

@@ -3,8 +3,8 @@
 A frame is what is left of a claim once its value is taken out ("the billing ledger sits in
 ___", "___ now backs the billing ledger"). Two claims disagree on a frame when their frames share
 a content word that is not a verb (the slot is reported as `f:<that word>`) and their values
-differ without sharing a word. Each value comes from a cue whose strength says how much the structure
-proved: a canonical record 1.0, a vocabulary verb frame (anchor) 0.6, a copula or
+differ without sharing a word. Each value comes from a cue whose strength says how much the
+structure proved: a canonical record 1.0, a vocabulary verb frame (anchor) 0.6, a copula or
 prepositional frame (or the leading noun phrase) 0.35. Any reading in which the two values
 agree (same, or a refinement) vetoes a conflict: paraphrases are never findings.
 """
@@ -24,19 +24,28 @@ from memory_autopsy.vocabulary import Vocabulary
 RECORD, ANCHOR, FRAME = 1.0, 0.6, 0.35
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[,;:()\[\]!?]")
-DETERMINERS = frozenset("a an the our their its my your this that these those his her".split())
-PREPOSITIONS = frozenset("in on at inside within into via through by onto".split())
-COPULAS = frozenset("is are was were becomes became".split())
-TIME_WORDS = frozenset(
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+DETERMINERS = _words("a an the our their its my your this that these those his her")
+PREPOSITIONS = _words("in on at inside within into via through by onto")
+COPULAS = _words("is are was were becomes became")
+ADVERBS = _words("also still already always usually currently mostly")
+PARTICLES = _words("out up down off away back over")
+TIME_WORDS = _words(
     """now today currently nowadays these days anymore lately recently still again already yet
-    moment present time times meanwhile""".split()
+    moment present time times meanwhile"""
 )
-VERBISH = frozenset(
+# A closed list, no suffix rules: billing, pricing and memcached are nouns in memory files.
+VERBISH = _words(
     """sits sit sat lives live lived resides reside backs powers runs run ran handles holds held
     hosts serves keeps keep kept uses stores goes went gone lands reads writes talks points
     depends relies works built made put sent stored hosted located based deployed backed powered
-    managed handled served used saved moved migrated switched kept running living sitting
-    hosting serving""".split()
+    managed handled served used saved moved migrated switched running living sitting hosting
+    serving"""
 )
 _CUE_RANK = {"record": 4, "verb": 3, "prepositional": 2, "copula": 1, "subject": 0}
 
@@ -61,6 +70,7 @@ class Reading:
     right: str = ""
     strength: float = 0.0
     verdict: str = ""
+    proven: float = 0.0  # the stronger side's cue (strength is the weaker side's)
 
 
 def stem(word: str) -> str:
@@ -71,7 +81,6 @@ def stem(word: str) -> str:
 
 
 def _is_verbish(tok: str) -> bool:
-    # A closed list, no suffix rules: billing, pricing and memcached are nouns in memory files.
     return tok in VERBISH
 
 
@@ -80,38 +89,55 @@ def _is_value_token(tok: str) -> bool:
         return False
     if tok[0].isdigit():
         return True
-    return not (tok in STOPWORDS or tok in PREPOSITIONS or tok in TIME_WORDS or _is_verbish(tok))
+    return not (
+        tok in STOPWORDS
+        or tok in PREPOSITIONS
+        or tok in TIME_WORDS
+        or tok in PARTICLES
+        or _is_verbish(tok)
+    )
 
 
-def content_words(text: str, vocabulary: Vocabulary) -> list[str]:
-    """Frame vocabulary: content words, synonyms folded, numbers and time words left out."""
-    out = []
+def content_words(text: str, vocabulary: Vocabulary) -> dict[str, str]:
+    """Frame vocabulary, stem -> word as written: synonyms folded; numbers, particles, time
+    words and words shorter than three letters left out."""
+    out: dict[str, str] = {}
     for tok in tokens(text):
-        if tok in STOPWORDS or tok in TIME_WORDS or tok[0].isdigit():
+        if tok in STOPWORDS or tok in TIME_WORDS or tok in PARTICLES or tok[0].isdigit():
             continue
-        out.append(stem(canonical_token(tok, vocabulary)))
+        if len(tok) < 3:
+            continue
+        out.setdefault(stem(canonical_token(tok, vocabulary)), tok)
     return out
 
 
-def _phrase(toks: list[str], start: int) -> list[str]:
+def _subject(toks: list[str]) -> list[str]:
+    """The leading noun phrase, only when a known verb or copula follows it ("mysql now backs")."""
+    phrase, end = _phrase(toks, 0)
+    rest = toks[end:]
+    while rest and rest[0] in TIME_WORDS | ADVERBS:
+        rest = rest[1:]
+    return phrase if phrase and rest and (rest[0] in COPULAS or _is_verbish(rest[0])) else []
+
+
+def _phrase(toks: list[str], start: int) -> tuple[list[str], int]:
+    """The value tokens from `start` (leading determiners skipped) and where they end."""
     while start < len(toks) and toks[start] in DETERMINERS:
         start += 1
-    phrase: list[str] = []
-    for tok in toks[start:]:
-        if not _is_value_token(tok):
-            break
-        phrase.append(tok)
-    return phrase
+    end = start
+    while end < len(toks) and _is_value_token(toks[end]):
+        end += 1
+    return toks[start:end], end
 
 
 def _frame_candidates(body: str) -> Iterator[tuple[list[str], str]]:
     toks = _TOKEN.findall(fold(body))
-    yield _phrase(toks, 0), "subject"
+    yield _subject(toks), "subject"
     for i, tok in enumerate(toks):
         if tok in PREPOSITIONS and i > 0:
-            yield _phrase(toks, i + 1), f"prepositional '{tok}'"
+            yield _phrase(toks, i + 1)[0], f"prepositional '{tok}'"
         elif tok in COPULAS and i + 1 < len(toks) and not _is_verbish(toks[i + 1]):
-            yield _phrase(toks, i + 1), "copula"
+            yield _phrase(toks, i + 1)[0], "copula"
 
 
 def candidates(fact: Fact, vocabulary: Vocabulary) -> list[Candidate]:
@@ -122,15 +148,24 @@ def candidates(fact: Fact, vocabulary: Vocabulary) -> list[Candidate]:
     body = fact_body(fact)
     anchored = anchor_slot(body, vocabulary)
     if anchored is not None:
-        value = " ".join(_phrase(_TOKEN.findall(fold(anchored[1])), 0))
-        found.append(_candidate(value, ANCHOR, f"verb frame {anchored[0]!r}", vocabulary))
+        value = " ".join(_phrase(_TOKEN.findall(fold(anchored[1])), 0)[0])
+        found.append(
+            _candidate(_as_written(body, value), ANCHOR, f"verb frame {anchored[0]!r}", vocabulary)
+        )
     for phrase, cue in _frame_candidates(body):
-        found.append(_candidate(" ".join(phrase), FRAME, cue, vocabulary))
+        found.append(_candidate(_as_written(body, " ".join(phrase)), FRAME, cue, vocabulary))
     unique: dict[str, Candidate] = {}
     for cand in found:
         if cand.words and cand.text.casefold() not in unique:
             unique[cand.text.casefold()] = cand
     return list(unique.values())
+
+
+def _as_written(body: str, folded: str) -> str:
+    start = fold(body).find(folded)
+    if start < 0 or len(fold(body)) != len(body):
+        return folded
+    return body[start : start + len(folded)]
 
 
 def _candidate(text: str, strength: float, cue: str, vocabulary: Vocabulary) -> Candidate:
@@ -141,13 +176,20 @@ def _candidate(text: str, strength: float, cue: str, vocabulary: Vocabulary) -> 
 
 def read_pair(a: Fact, b: Fact, vocabulary: Vocabulary) -> Reading | None:
     """Agreement if any reading agrees; else the strongest conflict reading; None if no frame."""
-    words_a = content_words(_frame_text(a), vocabulary)
-    words_b = set(content_words(_frame_text(b), vocabulary))
+    words_a = frame_words(a, vocabulary)
+    words_b = frame_words(b, vocabulary)
     best: tuple[tuple[float, int, int], Reading] | None = None
     for ca in candidates(a, vocabulary):
         for cb in candidates(b, vocabulary):
-            shared = [w for w in dict.fromkeys(words_a) if w in words_b and w not in ca.words
-                      and w not in cb.words and not _is_verbish(w) and not _is_verbish(w + "s")]
+            shared = [
+                w
+                for w in words_a
+                if w in words_b
+                and w not in ca.words
+                and w not in cb.words
+                and not _is_verbish(w)
+                and not _is_verbish(w + "s")
+            ]
             if not shared:
                 continue
             verdict = compare_values(ca.text, cb.text, vocabulary)
@@ -157,7 +199,13 @@ def read_pair(a: Fact, b: Fact, vocabulary: Vocabulary) -> Reading | None:
                 continue
             rank = (min(ca.strength, cb.strength), len(shared), _rank(ca) + _rank(cb))
             if best is None or rank > best[0]:
-                best = (rank, Reading(False, f"f:{shared[0]}", ca.text, cb.text, rank[0], verdict))
+                proven = max(ca.strength, cb.strength)
+                best = (
+                    rank,
+                    Reading(
+                        False, f"f:{words_a[shared[0]]}", ca.text, cb.text, rank[0], verdict, proven
+                    ),
+                )
     return best[1] if best else None
 
 
@@ -165,8 +213,9 @@ def _rank(candidate: Candidate) -> int:
     return _CUE_RANK.get(candidate.cue.split()[0], 0)
 
 
-def _frame_text(fact: Fact) -> str:
+def frame_words(fact: Fact, vocabulary: Vocabulary) -> dict[str, str]:
+    """The words a frame can be made of (stem -> as written); a record adds its slot name."""
     body = fact_body(fact)
     if fact.fidelity is Fidelity.FULL and fact.slot:
-        return f"{fact.slot.replace('_', ' ')} {body}"
-    return body
+        body = f"{fact.slot.replace('_', ' ')} {body}"
+    return content_words(body, vocabulary)

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from memory_autopsy.embed.batch import Progress, embed_texts, terminal_progress
 from memory_autopsy.embed.cache import EmbeddingCache, default_cache_dir
 from memory_autopsy.embed.client import HttpEmbedder, resolve
+from memory_autopsy.embed.frames import frame_words
 from memory_autopsy.embed.neighbours import BAND_GREY, candidate_pairs
-from memory_autopsy.embed.protocol import EmbedError, Embedder
+from memory_autopsy.embed.protocol import Embedder, EmbedError
 from memory_autopsy.embed.recheck import judged_pairs, recheck
 from memory_autopsy.engine.context import Context, fact_body
 from memory_autopsy.engine.findings import plain_finding
@@ -22,7 +23,7 @@ from memory_autopsy.settings import Settings
 
 
 class EmbeddingLayer:
-    """Implements engine.run.Layer. Collaborators (embedder, environment, progress) are injectable."""
+    """Implements engine.run.Layer; the embedder, environment and progress are injectable."""
 
     def __init__(
         self,
@@ -47,14 +48,22 @@ class EmbeddingLayer:
             embedder = self._embedder or self._http_embedder()
             where = f"{embedder.endpoint} (model {embedder.model})"
             texts = [fact_body(f) for facts in groups for f in facts]
-            vectors = embed_texts(texts, embedder, self._cache(embedder),
-                                  self._settings.embed.batch_size, self._progress)
+            vectors = embed_texts(
+                texts,
+                embedder,
+                self._cache(embedder),
+                self._settings.embed.batch_size,
+                self._progress,
+            )
         except EmbedError as error:
-            return [degraded(f"embedding layer skipped, heuristic findings stand: {where}: {error}")]
+            return [
+                degraded(f"embedding layer skipped, heuristic findings stand: {where}: {error}")
+            ]
         findings: list[Finding] = []
         for facts in groups:
             block = [vectors[fact_body(f)] for f in facts]
-            for i, j, cosine in candidate_pairs(facts, block, BAND_GREY):
+            words = [frame_words(f, ctx.vocabulary) for f in facts]
+            for i, j, cosine in candidate_pairs(words, block, BAND_GREY):
                 finding = recheck(ctx, facts[i], facts[j], cosine, judged)
                 if finding is not None:
                     findings.append(finding)

@@ -1,25 +1,27 @@
 """Candidate pairs from similarity, blocked so that a hot entity cannot blow up.
 
-Pure Python (numpy is not a dependency): vectors are normalized once, each fact is compared
-only with facts of its own entity, and only with the next WINDOW of them in file order, so
-the work is O(facts x WINDOW x dim) however large an entity grows; each fact then keeps at most
-TOP_K partners (the most similar first), so the recheck sees O(facts x TOP_K) pairs.
+Pure Python (numpy is not a dependency), so the number of dot products is what must be
+bounded. Facts are compared only within their entity, and only when they share a frame word:
+the recheck needs a shared content word to read a conflict, so a pair without one could never
+become a finding and is not worth a dot product. Each word's posting list contributes at most
+WINDOW partners per fact (the next ones in file order), and each fact is compared with at most
+WINDOW partners in all, so the work is O(facts x WINDOW x dim) however large an entity grows.
+Each fact then keeps at most TOP_K partners, the most similar first.
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Collection, Sequence
 
 BAND_GREY = 0.45
-WINDOW = 128
+WINDOW = 64
 TOP_K = 8
 
-T = TypeVar("T")
-
-_sumprod: Callable[[Sequence[float], Sequence[float]], float] | None = getattr(math, "sumprod", None)
+_sumprod: Callable[[Sequence[float], Sequence[float]], float] | None = getattr(
+    math, "sumprod", None
+)
 
 
 def normalized(vector: Sequence[float]) -> list[float]:
@@ -33,8 +35,21 @@ def dot(a: Sequence[float], b: Sequence[float]) -> float:
     return float(sum(map(operator.mul, a, b)))
 
 
+def blocked_partners(words: Sequence[Collection[str]], window: int = WINDOW) -> list[list[int]]:
+    """For each item i, the later items j (at most `window`) that share a word with it."""
+    postings: dict[str, list[int]] = {}
+    for i, item_words in enumerate(words):
+        for word in item_words:
+            postings.setdefault(word, []).append(i)
+    partners: list[set[int]] = [set() for _ in words]
+    for ids in postings.values():
+        for pos, i in enumerate(ids):
+            partners[i].update(ids[pos + 1 : pos + 1 + window])
+    return [sorted(p)[:window] for p in partners]
+
+
 def candidate_pairs(
-    group: Sequence[T],
+    words: Sequence[Collection[str]],
     vectors: Sequence[Sequence[float]],
     threshold: float = BAND_GREY,
     *,
@@ -43,13 +58,13 @@ def candidate_pairs(
 ) -> list[tuple[int, int, float]]:
     """(i, j, cosine) with i < j and cosine >= threshold; `vectors` are normalized, one per item."""
     scored: list[tuple[float, int, int]] = []
-    for i in range(len(group)):
-        for j in range(i + 1, min(len(group), i + 1 + window)):
+    for i, later in enumerate(blocked_partners(words, window)):
+        for j in later:
             cosine = dot(vectors[i], vectors[j])
             if cosine >= threshold:
                 scored.append((cosine, i, j))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
-    taken = [0] * len(group)
+    taken = [0] * len(vectors)
     kept: list[tuple[int, int, float]] = []
     for cosine, i, j in scored:
         if taken[i] < top_k and taken[j] < top_k:

@@ -1,16 +1,20 @@
 """The deterministic recheck: similarity proposed a pair; structure decides what it is.
 
-| both sides are ...                      | decision                                   |
-|-----------------------------------------|--------------------------------------------|
-| canonical records                       | the heuristics' slot-equality (no repeat)  |
-| in one heuristic slot, or already paired| stays as the heuristics judged it          |
-| prose, with an observation order        | dated frame analysis: contradicted_implicit or stale |
-| prose, no order, similarity >= 0.60     | likely_conflict (a hedge)                  |
-| prose, no order, similarity < 0.60      | nothing                                    |
-| agreeing on any shared frame            | nothing (a paraphrase)                     |
+| the pair is ...                            | decision                                |
+|--------------------------------------------|-----------------------------------------|
+| two canonical records                      | slot-equality already decided (2c)      |
+| two proved slots, or already paired        | stays as the heuristics judged it       |
+| agreeing on any shared frame               | nothing (a paraphrase)                  |
+| prose, no order, similarity >= 0.60        | likely_conflict (a hedge)               |
+| prose, no order, similarity < 0.60         | nothing                                 |
+| prose, ordered, one side record or anchor  | contradicted_implicit or stale (older)  |
+| prose, ordered, two bare frames            | nothing                                 |
 
-The composite confidence is the mean of the cosine and what the structure proved (canonical
-record 1.0, anchor verb frame or observation order 0.6, copula/prepositional frame 0.35).
+The composite confidence is the mean of the cosine and what the structure proved, read on the
+weaker side: canonical record 1.0, anchor verb frame 0.6, copula/prepositional frame 0.35. An
+observation order is a time cue worth 0.6, so a dated pair scores at least 0.6; but a dated
+verdict is an error, so it also needs one side proved by a record or an anchor. Two bare
+frames with dates are left alone: "had an outage in X" / "in Y" are events, not states.
 """
 
 from __future__ import annotations
@@ -47,13 +51,16 @@ def judged_pairs(found: Iterable[Finding]) -> tuple[set[frozenset[str]], set[tup
     return pairs, copies
 
 
-def recheck(ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset[str]]) -> Finding | None:
+def recheck(
+    ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset[str]]
+) -> Finding | None:
     if a.id == b.id or frozenset((a.id, b.id)) in judged:
         return None
     if a.fidelity is Fidelity.FULL and b.fidelity is Fidelity.FULL:
         return None
-    key = ctx.slot_key(a)
-    if key is not None and key == ctx.slot_key(b):
+    if ctx.slot_key(a) is not None and ctx.slot_key(b) is not None:
+        # One proved slot: the heuristics' slot analysis judged the pair. Two different slots
+        # (or one slot for two purposes, "for billing" / "for search"): independent facts.
         return None
     if _retracts(ctx, a) or _retracts(ctx, b):
         return None
@@ -63,6 +70,8 @@ def recheck(ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset
     order = observed_order(a, b)
     if order is None:
         return _hedge(a, b, reading, cosine) if cosine >= HEDGE else None
+    if reading.proven < TIME_CUE:
+        return None  # two bare frames with dates: events ("had an outage in X") are not states
     if order == -1:
         return _dated(ctx, a, b, reading.left, reading.right, reading, cosine)
     return _dated(ctx, b, a, reading.right, reading.left, reading, cosine)
@@ -71,7 +80,10 @@ def recheck(ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset
 def _retracts(ctx: Context, fact: Fact) -> bool:
     """Retractions and negations belong to layer 2; a frame reading of them means nothing."""
     body = " " + ctx.norm_body(fact) + " "
-    return any(neg in body for neg in NEGATIONS) or find_transition(fact_body(fact), ctx.vocabulary) is not None
+    return (
+        any(neg in body for neg in NEGATIONS)
+        or find_transition(fact_body(fact), ctx.vocabulary) is not None
+    )
 
 
 def _signals(cosine: float, structured: float) -> tuple[str, float, str]:
@@ -85,25 +97,38 @@ def _hedge(a: Fact, b: Fact, reading: Reading, cosine: float) -> Finding:
     first, other = (a, b) if a.order <= b.order else (b, a)
     left, right = (reading.left, reading.right) if first is a else (reading.right, reading.left)
     band, score, detail = _signals(cosine, reading.strength)
-    message = (f"{band} claim similarity ({cosine:.2f}) with prose-only: slot {reading.slot!r} "
-               f"value conflict ({left!r} -> {right!r}); {detail}")
-    return fact_finding("likely_conflict", first, message, related=[other], layer="3",
-                        confidence=score, extra=_extra(cosine, reading.strength, reading))
+    message = (
+        f"{band} claim similarity ({cosine:.2f}) with prose-only: slot {reading.slot!r} "
+        f"value conflict ({left!r} -> {right!r}); {detail}"
+    )
+    return fact_finding(
+        "likely_conflict",
+        first,
+        message,
+        related=[other],
+        layer="3",
+        confidence=score,
+        extra=_extra(cosine, reading.strength, reading),
+    )
 
 
-def _dated(ctx: Context, older: Fact, newer: Fact, old: str, new: str, reading: Reading,
-           cosine: float) -> Finding:
+def _dated(
+    ctx: Context, older: Fact, newer: Fact, old: str, new: str, reading: Reading, cosine: float
+) -> Finding:
     structured = max(reading.strength, TIME_CUE)
     band, score, detail = _signals(cosine, structured)
     bump = reading.verdict == "version" or is_versioned_slot(reading.slot, ctx.vocabulary)
     rule = "stale" if bump else "contradicted_implicit"
     what = "superseded by a later observation" if bump else "value conflict"
-    message = (f"{band} claim similarity ({cosine:.2f}) with dated frame analysis: slot "
-               f"{reading.slot!r} {what} ({old!r} -> {new!r}; observed {older.observed_at} -> "
-               f"{newer.observed_at}); {detail}")
+    message = (
+        f"{band} claim similarity ({cosine:.2f}) with dated frame analysis: slot "
+        f"{reading.slot!r} {what} ({old!r} -> {new!r}; observed {older.observed_at} -> "
+        f"{newer.observed_at}); {detail}"
+    )
     extra = _extra(cosine, structured, reading) | {"survivor_id": newer.id}
-    return fact_finding(rule, older, message, related=[newer], layer="3", confidence=score,
-                        extra=extra)
+    return fact_finding(
+        rule, older, message, related=[newer], layer="3", confidence=score, extra=extra
+    )
 
 
 def _extra(cosine: float, structured: float, reading: Reading) -> dict[str, object]:
