@@ -49,9 +49,8 @@ def format_report(report: Report, *, applied: bool = False) -> str:
         lines += ["", "## Findings", ""]
     for finding in report.findings:
         entity = f" — entity `{finding.entity}`" if finding.entity else ""
-        lines.append(
-            f"- **{finding.rule}**{entity} `{finding.path}`:{finding.line}: {_cell(finding.message)}"
-        )
+        where = f" `{finding.path}`:{finding.line}" if finding.path else ""
+        lines.append(f"- **{finding.rule}**{entity}{where}: {_cell(finding.message)}")
         flagged = at.get((finding.path, finding.line))
         if flagged is not None and finding.related:
             lines.append(_side("flagged", flagged))

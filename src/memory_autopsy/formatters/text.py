@@ -8,7 +8,7 @@ from memory_autopsy.model import Finding, Report
 
 
 def finding_line(finding: Finding) -> str:
-    where = f"{finding.path}:{finding.line}"
+    where = f"{finding.path}:{finding.line}" if finding.path else "memory-autopsy"
     confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
     entity = f" {finding.entity}" if finding.entity else ""
     marker = " [new]" if finding.baseline == "new" else ""
