@@ -1,0 +1,139 @@
+"""`as-of`, `reconcile`, `admit` and `why`: views over one store that reuse the linter's engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from memory_autopsy.commands.common import settings_from_args, write_output
+from memory_autopsy.dates import day_of, parse_date
+from memory_autopsy.errors import UsageError
+from memory_autopsy.model import Store
+from memory_autopsy.settings import Settings
+
+if TYPE_CHECKING:
+    from memory_autopsy.verdict import Weights
+
+ADMIT_EXIT = {"accepted": 0, "requires_review": 1, "rejected": 2}
+
+
+def _common(parser: argparse.ArgumentParser, *, registry: bool = True) -> None:
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of markdown")
+    parser.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up)")
+    parser.add_argument("--isolated", action="store_true", help="ignore any rule file")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the output to FILE")
+    if registry:
+        parser.add_argument("--registry", metavar="FILE",
+                            help="reliability weights (cues.<word>, class.<class>, fidelity.<band>)")
+
+
+def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+    as_of = sub.add_parser("as-of", help="what the store held to be true on a date")
+    as_of.add_argument("date", metavar="DATE", help="the date to read the store at")
+    as_of.add_argument("paths", nargs="+", metavar="STORE", help="memory files or folders")
+    as_of.add_argument("--entity", metavar="NAME", help="only this entity (aliases fold)")
+    _common(as_of)
+    as_of.set_defaults(handler=run_as_of)
+    reconcile = sub.add_parser("reconcile", help="per-entity verdict matrix with the provenance cap")
+    reconcile.add_argument("paths", nargs="+", metavar="PATH", help="memory files or folders")
+    _common(reconcile)
+    reconcile.set_defaults(handler=run_reconcile)
+    admit = sub.add_parser("admit", help="check one incoming fact before persisting it")
+    admit.add_argument("--fact", required=True, metavar="JSON", help="the fact as JSON (or @FILE)")
+    admit.add_argument("paths", nargs="+", metavar="STORE", help="the store the fact would join")
+    _common(admit, registry=False)
+    admit.set_defaults(handler=run_admit)
+    why = sub.add_parser("why", help="provenance, support and contradictions of one fact",
+                         usage="%(prog)s [-h] [--json] [--registry FILE] [--config FILE] [--isolated] "
+                               "[-o FILE] STORE... ID")
+    why.add_argument("args", nargs="+", metavar="STORE... ID", help="memory files or folders, then the fact id")
+    _common(why)
+    why.set_defaults(handler=run_why)
+
+
+def _load(paths: list[str], settings: Settings) -> Store:
+    from memory_autopsy.api import load_store
+
+    store = load_store(paths, settings)
+    if not store.paths:
+        raise UsageError("no readable input files among: " + ", ".join(paths))
+    return store
+
+
+def _weights(args: argparse.Namespace, settings: Settings) -> Weights:
+    from memory_autopsy.registry import load_weights
+
+    return load_weights(settings, getattr(args, "registry", None))
+
+
+def run_as_of(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.formatters import asof
+    from memory_autopsy.temporal import as_of, knows_entity
+
+    day = day_of(parse_date(args.date))
+    if day is None:
+        raise UsageError(f"as-of: not a date: {args.date!r}")
+    settings = settings_from_args(args)
+    weights = _weights(args, settings)
+    store = _load(list(args.paths), settings)
+    if args.entity and not knows_entity(store, args.entity):
+        raise UsageError(f"no facts about entity {args.entity!r} in " + ", ".join(store.paths))
+    view = as_of(store, day, settings, weights, args.entity)
+    text = asof.format_json(view, args.entity) if args.json else asof.format_text(view)
+    write_output(text, args.output, out)
+    return 0
+
+
+def run_reconcile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.api import lint_loaded
+    from memory_autopsy.formatters import reconcile
+
+    settings = settings_from_args(args)
+    weights = _weights(args, settings)
+    store = _load(list(args.paths), settings)
+    report = lint_loaded(store, settings)
+    render = reconcile.format_json if args.json else reconcile.format_text
+    write_output(render(store, report, weights), args.output, out)
+    return 0
+
+
+def _fact_argument(text: str) -> Any:
+    if text.startswith("@"):
+        try:
+            text = Path(text[1:]).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"--fact {text}: cannot read: {error}") from error
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"--fact is not JSON: {error}") from error
+
+
+def run_admit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.gate import admit, format_verdict
+
+    settings = settings_from_args(args)
+    verdict = admit(_fact_argument(args.fact), list(args.paths), settings)
+    if args.json:
+        text = json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = format_verdict(verdict)
+    write_output(text, args.output, out)
+    return ADMIT_EXIT[verdict.status]
+
+
+def run_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.api import lint_loaded
+    from memory_autopsy.why import explain, format_json, format_text
+
+    if len(args.args) < 2:
+        raise UsageError("why: name at least one store and then a fact id (`why STORE... ID`)")
+    *paths, wanted = args.args
+    settings = settings_from_args(args)
+    store = _load(paths, settings)
+    report = lint_loaded(store, settings)
+    explanation = explain(wanted, report, _weights(args, settings), settings.vocabulary)
+    write_output(format_json(explanation) if args.json else format_text(explanation), args.output, out)
+    return 0
