@@ -6,8 +6,9 @@ where they look at the same records:
 - `as-of D` holds a record in effect when valid_from <= D < valid_to (a window with no start
   starts at the observation), or, with no window, from observed_at; records with neither
   are `unanchored` and left out.
-- `scan --as-of D` drops records observed after D, and treats a record as active while
-  valid_to is absent or after D; it ignores valid_from and keeps unanchored records.
+- `scan --as-of D` reads a record with a window from its valid_from (the window is trusted
+  even when observed later) and one without from its observation; it treats a record as
+  active while valid_to is absent or after D, and keeps unanchored records.
 
 A slot (entity, slot) is *comparable* at D when every record in it gets the same answer from
 both rules, and no record that `scan` still reads but holds expired repeats the claim of an
@@ -74,9 +75,12 @@ def _claim(line: dict[str, Any]) -> str:
 
 
 def _in_scan(line: dict[str, Any], day: str) -> tuple[bool, bool]:
-    """(read by `scan --as-of`, active there)."""
-    observed, end = line.get("observed_at"), line.get("valid_to")
-    read = observed is None or observed <= day
+    """(read by `scan --as-of`, active there): a window is trusted, else the observation."""
+    observed, start, end = line.get("observed_at"), line.get("valid_from"), line.get("valid_to")
+    if start or end:
+        read = start is None or start <= day
+    else:
+        read = observed is None or observed <= day
     return read, read and (end is None or end > day)
 
 
@@ -152,8 +156,8 @@ def test_the_documented_exception_is_the_provenance_cap(tmp_path: Path) -> None:
     assert flagged == [("contradicted_implicit", "p")]
 
 
-def test_scopes_differ_where_documented(tmp_path: Path) -> None:
-    """The records the invariant sets aside really are read differently by the two commands."""
+def test_a_planned_window_is_read_alike(tmp_path: Path) -> None:
+    """A record whose window has not started yet is out of scope for both commands."""
     lines = [
         {"id": "now", "entity": "alpha", "slot": "gateway", "value": "kong", "observed_at": "2026-01-01"},
         {"id": "planned", "entity": "alpha", "slot": "gateway", "value": "haproxy",
@@ -162,4 +166,6 @@ def test_scopes_differ_where_documented(tmp_path: Path) -> None:
     as_of, scan = _views(lines, "2026-02-01")
     assert [b["id"] for b in as_of["beliefs"]] == ["now"]
     assert [o["reason"] for o in as_of["out_of_window"]] == ["not_yet_valid"]
-    assert any(f["rule"] == "contradicted_implicit" for f in scan["findings"])
+    assert not any(f["rule"] == "contradicted_implicit" for f in scan["findings"])
+    _, later = _views(lines, "2026-05-01")
+    assert any(f["rule"] == "contradicted_implicit" for f in later["findings"])

@@ -5,13 +5,14 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
 from memory_autopsy.engine import lint_store
 from memory_autopsy.engine.run import Layer
-from memory_autopsy.ingest.loader import expand, load_sources, read_sources
-from memory_autopsy.model import Report, Store
+from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sources
+from memory_autopsy.model import Problem, Report, Store
 from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
 
@@ -24,8 +25,17 @@ def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
     if settings.include or settings.exclude:
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
-    sources, read_problems = read_sources(files)
-    return load_sources(sources, settings.vocabulary, problems + read_problems)
+    read_problems: list[Problem] = []
+    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems)
+    return replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store
+
+
+def _iter_sources(files: list[str], problems: list[Problem]) -> Iterator[Source]:
+    """Read one file at a time, so a large store's bytes are dropped once parsed."""
+    for name in files:
+        sources, read_problems = read_sources([name])
+        problems.extend(read_problems)
+        yield from sources
 
 
 def lint(

@@ -17,12 +17,12 @@ BUCKET_LIMIT = 8
 
 def exact(ctx: Context) -> tuple[list[Finding], set[int]]:
     """Later copies of a claim already stored for the same entity; returns their orders too."""
-    first: dict[tuple[str, str], Fact] = {}
+    first: dict[tuple[str, str, str | None, str | None], Fact] = {}
     findings: list[Finding] = []
     flagged: set[int] = set()
     for form, facts in ctx.by_entity.items():
         for fact in facts:
-            key = (form, ctx.norm_body(fact))
+            key = (form, ctx.norm_body(fact), fact.valid_from, fact.valid_to)
             original = first.setdefault(key, fact)
             if original is fact:
                 continue

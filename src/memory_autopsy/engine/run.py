@@ -9,7 +9,7 @@ from typing import Protocol
 
 from memory_autopsy.engine import duplicates, hygiene, slots, transitions
 from memory_autopsy.engine.context import Context
-from memory_autopsy.model import Finding, Report, Severity, Store
+from memory_autopsy.model import Fact, Finding, Report, Severity, Store
 from memory_autopsy.settings import Settings
 
 
@@ -29,7 +29,7 @@ def lint_store(
     settings = settings or Settings()
     facts = store.facts
     if settings.as_of:
-        facts = tuple(f for f in facts if not f.observed_at or f.observed_at[:10] <= settings.as_of[:10])
+        facts = tuple(f for f in facts if _known_at(f, settings.as_of[:10]))
     ctx = Context(facts, settings)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
@@ -42,7 +42,7 @@ def lint_store(
     found += duplicates.near(ctx, copies)
     explicit, pairs = transitions.find(ctx)
     found += explicit
-    found += slots.find(ctx, copies | {flagged for flagged, _ in pairs})
+    found += slots.find(ctx, {flagged for flagged, _ in pairs})
     found += hygiene.aged(ctx, today or date.today())
     if extra_layer is not None:
         found += extra_layer(ctx, found)
@@ -54,6 +54,13 @@ def lint_store(
         paths=store.paths,
         suppressed=suppressed,
     )
+
+
+def _known_at(fact: Fact, day: str) -> bool:
+    """In scope at a date as `as-of` reads it: a window is trusted, else the observation."""
+    if fact.valid_from or fact.valid_to:
+        return not fact.valid_from or fact.valid_from[:10] <= day
+    return not fact.observed_at or fact.observed_at[:10] <= day
 
 
 def sort_key(finding: Finding) -> tuple[str, int, str, str]:

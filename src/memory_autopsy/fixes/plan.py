@@ -21,19 +21,32 @@ class Fix:
     new_line: str | None = None
 
 
+# The provenance cap, applied to writes: a lower source class never supersedes a higher one.
+CLASS_RANK = {"unclassified": 0, "secondary": 1, "primary": 2}
+
+
 def plan(report: Report) -> list[Fix]:
-    by_id = {}
+    at: dict[tuple[str, int], Fact] = {}
+    by_id: dict[str, Fact] = {}
     for fact in report.facts:
-        by_id.setdefault((fact.path, fact.line), fact)
+        at.setdefault((fact.path, fact.line), fact)
+        by_id.setdefault(fact.id, fact)
     fixes: dict[tuple[str, int], Fix] = {}
     for finding in report.findings:
-        fact = by_id.get((finding.path, finding.line))
+        fact = at.get((finding.path, finding.line))
         if fact is None or (fact.path, fact.line) in fixes:
+            continue
+        survivor = by_id.get(finding.related[0].fact_id) if finding.related else None
+        if survivor is not None and _outranks(fact, survivor):
             continue
         fix = _fix_for(finding, fact)
         if fix is not None:
             fixes[(fact.path, fact.line)] = fix
     return sorted(fixes.values(), key=lambda f: (f.fact.path, f.fact.line))
+
+
+def _outranks(fact: Fact, survivor: Fact) -> bool:
+    return CLASS_RANK.get(fact.source_class, 0) > CLASS_RANK.get(survivor.source_class, 0)
 
 
 def _fix_for(finding: Finding, fact: Fact) -> Fix | None:

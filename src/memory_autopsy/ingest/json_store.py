@@ -68,6 +68,16 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
 def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResult:
     result = JsonResult()
     numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    for start in range(0, len(numbered), CHUNK):
+        _read_chunk(numbered[start : start + CHUNK], path, entity_hint, result)
+    return result
+
+
+# Lines decoded per JSON call: one C-level pass per chunk, while parsed dicts stay few.
+CHUNK = 20000
+
+
+def _read_chunk(numbered: list[tuple[int, str]], path: str, entity_hint: str, result: JsonResult) -> None:
     for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
         if item is _BROKEN:
             try:
@@ -80,7 +90,6 @@ def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResul
             _read_item(item, entity_hint, path, number, result)
         else:
             result.problems.append(Problem(path, number, "a JSON line must be an object or a string"))
-    return result
 
 
 _BROKEN = object()

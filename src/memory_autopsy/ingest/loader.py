@@ -11,8 +11,8 @@ from pathlib import Path
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.markdown import parse_markdown
-from memory_autopsy.ingest.records import Draft, finish
-from memory_autopsy.model import Declaration, Problem, Store
+from memory_autopsy.ingest.records import finish
+from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 MEMORY_SUFFIXES = (".md", ".markdown", ".json", ".jsonl")
@@ -77,28 +77,32 @@ def load(paths: Iterable[str], vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> S
 
 
 def load_sources(
-    sources: Sequence[Source],
+    sources: Iterable[Source],
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,
     problems: Sequence[Problem] = (),
 ) -> Store:
-    drafts: list[Draft] = []
+    """Parse sources one at a time (a source's bytes and drafts are dropped before the next)."""
+    facts: list[Fact] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
     related: set[str] = set()
+    paths: list[str] = []
     for source in sources:
+        paths.append(source.path)
         result = parse_source(source)
-        drafts.extend(result.drafts)
+        base = len(facts)
+        facts.extend([finish(d, vocabulary, base + i) for i, d in enumerate(result.drafts)])
         declarations.extend(result.declarations)
         all_problems.extend(result.problems)
         related.update(result.related)
-    facts = [finish(d, vocabulary, order) for order, d in enumerate(drafts)]
+        del result
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
     return Store(
         facts=tuple(facts),
         declarations=tuple(declarations),
         problems=tuple(all_problems),
         related_entities=frozenset(related),
-        paths=tuple(s.path for s in sources),
+        paths=tuple(paths),
         alias_pairs=tuple(alias_pairs),
     )
 
@@ -129,7 +133,9 @@ def parse_source(source: Source) -> JsonResult:
     if suffix in (".md", ".markdown"):
         return _markdown(text, source.path, stem)
     if suffix == ".jsonl":
-        return parse_json_lines(text.splitlines(), source.path, stem)
+        lines = text.splitlines()
+        del text
+        return parse_json_lines(lines, source.path, stem)
     return _json_or_markdown(text, source.path, stem, strict=suffix == ".json")
 
 
