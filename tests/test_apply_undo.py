@@ -249,3 +249,18 @@ def test_other_json_shapes(tmp_path: Path) -> None:
     assert (tmp_path / "graph.json").read_bytes() == graph and snapshots(str(tmp_path / "graph.json")) == []
     assert json.loads((tmp_path / "map.json").read_text())["Globex"][0]["valid_to"] == "2026-05-01"
     assert json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])["invalid_at"] == "2026-02-01"
+
+
+def test_plan_never_supersedes_a_primary_fact_on_an_unclassified_word(tmp_path: Path) -> None:
+    from memory_autopsy.api import lint
+    from memory_autopsy.fixes.plan import plan
+
+    (tmp_path / "s.jsonl").write_text(
+        '{"entity": "billing", "slot": "tool", "value": "MySQL 8", "date": "2026-01-01", '
+        '"source": "infra-doc", "source_class": "primary"}\n'
+        '{"entity": "billing", "slot": "tool", "value": "MariaDB", "date": "2026-06-01", "source": "forum"}\n',
+        encoding="utf-8",
+    )
+    report = lint([str(tmp_path / "s.jsonl")])
+    assert [f.rule for f in report.findings] == ["contradicted_implicit"]
+    assert plan(report) == []
