@@ -56,6 +56,10 @@ class Context:
             cached = self._norm[fact.order] = normalize_claim(fact_body(fact))
         return cached
 
+    def release(self) -> None:
+        """Drop the per-fact caches once the layers that share them are done."""
+        self._norm.clear()
+
     def words(self, fact: Fact) -> set[str]:
         """Normalized words of the claim body (and value), synonyms folded in."""
         words = set(self.norm_body(fact).split())

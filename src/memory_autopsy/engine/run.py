@@ -46,6 +46,7 @@ def lint_store(
     found += hygiene.aged(ctx, today or date.today())
     if extra_layer is not None:
         found += extra_layer(ctx, found)
+    ctx.release()
     kept, suppressed = _apply_settings(found, settings, ctx)
     return Report(
         engine=settings.engine,

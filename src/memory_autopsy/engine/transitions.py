@@ -1,47 +1,70 @@
-"""Layer 2: a fact carrying a transition trigger retracts what another fact asserts."""
+"""Layer 2: a fact carrying a transition trigger retracts what another fact asserts.
+
+Linear by construction: per entity, each retracted phrase keeps only the retractions that can
+flag anything (the undated ones and the newest dated one), and each fact looks up the phrases
+its own words name, instead of every retraction scanning every fact.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 
 from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import normalize_claim
+from memory_autopsy.model import Fact, Fidelity, Finding
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
+# Phrases looked at per shared non-head word (the two-shared-words match): bounds a hot entity.
+_PHRASES_PER_WORD = 64
+
+Retraction = tuple[Fact, Transition]
+
+
+@dataclass
+class _Phrase:
+    """One retracted noun phrase and the retractions that can still flag something."""
+
+    anchors: tuple[str, ...]
+    undated: list[Retraction] = field(default_factory=list)
+    newest: Retraction | None = None
+
+    def add(self, retraction: Retraction) -> None:
+        fact = retraction[0]
+        if not fact.observed_at:
+            self.undated.append(retraction)
+        elif self.newest is None or (self.newest[0].observed_at or "") < fact.observed_at:
+            self.newest = retraction
+
+    def trigger_for(self, target: Fact) -> Retraction | None:
+        """The retraction that flags `target`: newer than it, or with no order between them."""
+        candidates = ([self.newest] if self.newest else []) + self.undated
+        for retraction in sorted(candidates, key=lambda r: r[0].order):
+            if retraction[0].order != target.order and observed_order(retraction[0], target) != -1:
+                return retraction
+        return None
 
 
 def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
     """Findings plus the (flagged, trigger) pairs, so later layers do not repeat them."""
     findings: list[Finding] = []
     pairs: set[tuple[int, int]] = set()
-    flagged: set[int] = set()
     for facts in ctx.active_by_entity.values():
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
-        needed = {word for _, transition in retractions for word in transition.anchors}
-        index, words_of = _anchor_index(ctx, facts, {f.order for f, _ in retractions}, needed)
-        for trigger_fact, transition in retractions:
-            for target in _candidates(index, transition):
-                if target.order in flagged or target.order == trigger_fact.order:
-                    continue
-                anchor = transition.matches(words_of[target.order])
-                if anchor is None or observed_order(trigger_fact, target) == -1:
-                    continue
-                flagged.add(target.order)
-                pairs.add((target.order, trigger_fact.order))
-                findings.append(_finding(target, trigger_fact, transition, anchor))
+        for target, (trigger, transition), anchor in _matches(ctx, facts, retractions):
+            pairs.add((target.order, trigger.order))
+            findings.append(_finding(target, trigger, transition, anchor))
     return findings, pairs
 
 
-def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[tuple[Fact, Transition]]:
+def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[Retraction]:
     found = []
     for fact in facts:
-        if fact.fidelity.value == "FULL":
+        if fact.fidelity is Fidelity.FULL:
             continue
         transition = find_transition(fact_body(fact), ctx.vocabulary)
         if transition is not None:
@@ -49,36 +72,54 @@ def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[tuple[Fact, Transi
     return found
 
 
-def _candidates(index: dict[str, list[Fact]], transition: Transition) -> list[Fact]:
-    seen: dict[int, Fact] = {}
-    for anchor in transition.anchors:
-        for fact in index.get(anchor, ()):
-            seen.setdefault(fact.order, fact)
-    return sorted(seen.values(), key=lambda f: f.order)
-
-
-def _anchor_index(
-    ctx: Context, facts: Sequence[Fact], skip: set[int], needed: set[str]
-) -> tuple[dict[str, list[Fact]], dict[int, set[str]]]:
-    """Word index of the facts that mention an anchor some retraction of the entity names."""
-    synonyms = ctx.vocabulary.synonyms
-    spelled = needed | {raw for raw, canonical in synonyms.items() if canonical in needed}
-    index: dict[str, list[Fact]] = {}
-    words_of: dict[int, set[str]] = {}
+def _matches(
+    ctx: Context, facts: Sequence[Fact], retractions: list[Retraction]
+) -> Iterator[tuple[Fact, Retraction, str]]:
+    phrases: dict[tuple[str, ...], _Phrase] = {}
+    for retraction in retractions:
+        anchors = retraction[1].anchors
+        phrases.setdefault(anchors, _Phrase(anchors)).add(retraction)
+    by_head: dict[str, list[_Phrase]] = {}
+    by_word: dict[str, list[_Phrase]] = {}
+    for phrase in phrases.values():
+        by_head.setdefault(phrase.anchors[-1], []).append(phrase)
+        if len(phrase.anchors) > 1:
+            for word in phrase.anchors:
+                by_word.setdefault(word, []).append(phrase)
+    spelled = _spellings(ctx, set(by_head) | set(by_word))
+    triggers = {fact.order for fact, _ in retractions}
     for fact in facts:
-        if fact.order in skip:
-            continue
-        if spelled.isdisjoint(ctx.norm_body(fact).split()) and spelled.isdisjoint(
-            normalize_claim(fact.value).split()
-        ):
+        if fact.order in triggers or spelled.isdisjoint(ctx.norm_body(fact).split() + fact.value.lower().split()):
             continue
         words = ctx.words(fact)
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} ":
             continue
-        words_of[fact.order] = words
-        for word in words:
-            index.setdefault(word, []).append(fact)
-    return index, words_of
+        match = _match(fact, words, by_head, by_word)
+        if match is not None:
+            yield (fact, *match)
+
+
+def _match(
+    fact: Fact, words: set[str], by_head: dict[str, list[_Phrase]], by_word: dict[str, list[_Phrase]]
+) -> tuple[Retraction, str] | None:
+    candidates: list[tuple[Retraction, str]] = []
+    for word in words & by_head.keys():
+        for phrase in by_head[word]:
+            retraction = phrase.trigger_for(fact)
+            if retraction is not None:
+                candidates.append((retraction, word))
+    for word in words & by_word.keys():
+        for phrase in by_word[word][:_PHRASES_PER_WORD]:
+            shared = [w for w in phrase.anchors if w in words]
+            retraction = phrase.trigger_for(fact) if len(shared) >= 2 else None
+            if retraction is not None:
+                candidates.append((retraction, " ".join(shared)))
+    return min(candidates, key=lambda c: c[0][0].order) if candidates else None
+
+
+def _spellings(ctx: Context, needed: set[str]) -> set[str]:
+    synonyms = ctx.vocabulary.synonyms
+    return needed | {raw for raw, canonical in synonyms.items() if canonical in needed}
 
 
 def _finding(target: Fact, trigger: Fact, transition: Transition, anchor: str) -> Finding:

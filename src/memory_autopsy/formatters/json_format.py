@@ -30,7 +30,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     return data
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(report: Report, *, with_findings: bool = True) -> dict[str, Any]:
     counts = Counter(f.rule for f in report.findings)
     data: dict[str, Any] = {
         "tool": "memory-autopsy",
@@ -38,8 +38,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         "engine": report.engine,
         "facts": len(report.facts),
         "counts": dict(sorted(counts.items())),
-        "findings": [finding_dict(f) for f in report.findings],
     }
+    if with_findings:
+        data["findings"] = [finding_dict(f) for f in report.findings]
     if report.suppressed:
         data["suppressed"] = report.suppressed
     if report.fixed:
@@ -49,10 +50,9 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 def format_report(report: Report) -> str:
     """Pretty at the top level, one finding per line: readable, and fast for huge stores."""
-    data = report_dict(report)
-    findings = data.pop("findings")
+    data = report_dict(report, with_findings=False)
     head = json.dumps(data, indent=2, ensure_ascii=False)[:-2]
-    if not findings:
+    if not report.findings:
         return head + ',\n  "findings": []\n}\n'
-    body = ",\n".join("    " + json.dumps(f, ensure_ascii=False) for f in findings)
+    body = ",\n".join("    " + json.dumps(finding_dict(f), ensure_ascii=False) for f in report.findings)
     return head + ',\n  "findings": [\n' + body + "\n  ]\n}\n"

@@ -224,7 +224,44 @@ def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) 
             )
 
 
+_CANONICAL = frozenset(
+    "id entity slot value claim observed_at valid_from valid_to source source_class fidelity status_verb".split()
+)
+_OPTIONAL = ("valid_from", "valid_to", "source", "source_class", "status_verb")
+
+
+def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
+    """The 12-field record of a canonical store, read without the flexible-key search."""
+    if len(item) != 12 or not _CANONICAL.issuperset(item):
+        return None
+    entity, claim, slot, value, given = item["entity"], item["claim"], item["slot"], item["value"], item["id"]
+    observed = item["observed_at"]
+    if not (type(entity) is str and type(claim) is str and type(given) is str and given
+            and type(slot) is str and type(value) is str and (observed is None or type(observed) is str)):
+        return None
+    if any(item[k] is not None and type(item[k]) is not str for k in _OPTIONAL):
+        return None
+    claim, entity, slot, value = claim.strip(), entity.strip(), slot.strip(), value.strip()
+    if not claim or not entity:
+        return None
+    full = bool(slot and value)
+    valid_from, valid_to, verb = item["valid_from"], item["valid_to"], item["status_verb"]
+    return Draft(
+        entity=entity, claim=claim, path=path, line=line,
+        fidelity=Fidelity.FULL if full else Fidelity.PARTIAL,
+        slot=slot if full else "", value=value if full else "", body=claim,
+        observed_at=parse_date(observed) if observed else None,
+        valid_from=parse_date(valid_from) if valid_from else None,
+        valid_to=parse_date(valid_to) if valid_to else None,
+        source=item["source"] or None, source_class=item["source_class"],
+        status_verb=verb.strip() if verb else "", given_id=given, shape="json",
+    )
+
+
 def _record(item: dict[str, Any], entity: str, path: str, line: int) -> Draft | None:
+    fast = _canonical(item, path, line)
+    if fast is not None:
+        return fast
     get = item.get  # or-chains: this runs once per record of a million-line store
     slot = _text(get("slot") or get("predicate") or get("attribute"))
     value = _text(get("value") or get("object"))
