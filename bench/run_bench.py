@@ -44,7 +44,7 @@ ROOT = BENCH.parent
 SRC = ROOT / "src"
 sys.path.insert(0, str(BENCH))
 
-from generate import generate, parse_size
+from generate import generate, parse_size  # noqa: E402 (bench/ is not a package)
 
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
 QUICK_SIZES = (10_000, 100_000)

@@ -425,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         print(json.dumps(out, indent=2))
     else:
-        for engine, (score, rows) in results.items():
+        for score, rows in results.values():
             print_table(score, rows, len(scenarios))
             if args.show_misses:
                 print_misses(score)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import ROOT, SHARED, write
 
 ACTION = ROOT / "action.yml"

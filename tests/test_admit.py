@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, run_cli, write
 
+from conftest import ROOT, run_cli, write
 from memory_autopsy.api import admit
 from memory_autopsy.gate import AdmitVerdict
 from memory_autopsy.model import RECORD_FIELDS

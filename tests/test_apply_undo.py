@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SRC, run_cli, write
 
+from conftest import EXAMPLES, SRC, run_cli, write
 from memory_autopsy.api import lint
 from memory_autopsy.fixes import apply as apply_module
 from memory_autopsy.fixes.apply import apply_plan

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import GOLDEN, ROOT, run_cli, write
 
 SEED_DATES = ("2026-03-01", "2026-07-01")

@@ -29,9 +29,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conftest import run_cli
 
 DATES = ("2026-01-01", "2026-02-01", "2026-03-01", "2026-04-01")
 PROBES = DATES + ("2026-02-15", "2026-05-01")

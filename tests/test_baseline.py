@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import run_cli, write
 
 BASE = ".memory-autopsy-baseline.json"

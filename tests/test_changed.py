@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from conftest import run_cli, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from conftest import EXAMPLES, ROOT, run_cli, run_process, write
-
 from memory_autopsy import __version__
 
 FINDING_KEYS = {

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli, write
 
+from conftest import ROOT, run_cli, write
 from memory_autopsy.config import load_settings
 from memory_autopsy.config_schema import documented_keys
 from memory_autopsy.model import Severity

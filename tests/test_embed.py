@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from embed_helpers import FixedEmbedder, at_cosine, cosine, embed_settings
 
+from embed_helpers import FixedEmbedder, at_cosine, cosine, embed_settings
 from memory_autopsy.api import lint, load_store
 from memory_autopsy.embed.client import DEFAULT_BASE_URL, request_url, resolve
 from memory_autopsy.embed.layer import EmbeddingLayer

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from embed_helpers import embed_settings
-
 from memory_autopsy.api import lint
 from memory_autopsy.embed.cache import EmbeddingCache, default_cache_dir
 
@@ -116,7 +115,6 @@ def test_progress_is_reported_for_long_runs_only():
     import io
 
     from embed_helpers import FixedEmbedder
-
     from memory_autopsy.embed.batch import PROGRESS_MIN, embed_texts, terminal_progress
 
     seen: list[tuple[int, int]] = []

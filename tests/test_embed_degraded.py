@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from embed_helpers import closed_port_url, embed_settings
 
+from embed_helpers import closed_port_url, embed_settings
 from memory_autopsy.api import lint
 from memory_autopsy.formatters import json_format, text
 

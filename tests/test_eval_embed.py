@@ -8,7 +8,6 @@ import sys
 from conftest import ROOT
 
 
-
 def test_eval_embed_column_meets_targets(tmp_path) -> None:  # type: ignore[no-untyped-def]
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "eval" / "embed_server.py"), "--port", "0"],

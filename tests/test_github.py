@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, write
 
+from conftest import run_cli, write
 from memory_autopsy.formatters import github
 from memory_autopsy.model import Finding, Report, Severity
 

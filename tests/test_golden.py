@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from conftest import GOLDEN, ROOT, run_cli
 
 CASES = {

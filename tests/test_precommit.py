@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import ROOT, SHARED, run_process, write
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"

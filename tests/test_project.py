@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 from conftest import ROOT, SRC
-
 from memory_autopsy.rules import HELP_URI, RULES
 
 

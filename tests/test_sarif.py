@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, run_cli, write
 
+from conftest import ROOT, run_cli, write
 from memory_autopsy.formatters import sarif
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import RULES

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from conftest import run_cli, write
 
 DATED = " (2026-01-01) (source: notes)"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, run_cli, write
 
+from conftest import ROOT, run_cli, write
 from memory_autopsy.registry import load_weights, parse_registry
 from memory_autopsy.settings import Settings
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from datetime import date, datetime, timezone
+from functools import lru_cache
 
 _MONTHS = {
     name: index

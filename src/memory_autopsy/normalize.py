@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import string
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
 _PUNCT = re.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
+_ASCII_PUNCT = str.maketrans({c: " " for c in string.punctuation if c != "."})
+_LONE_DOT = re.compile(r"(?<!\d)\.|\.(?!\d)")
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
 _ENTITY_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -36,7 +39,13 @@ def fold(text: str) -> str:
 @lru_cache(maxsize=65536)
 def normalize_claim(text: str) -> str:
     """Case, whitespace and punctuation collapsed; version dots kept (`7.2`)."""
-    return " ".join(_PUNCT.sub(" ", fold(text)).split())
+    folded = fold(text)
+    if folded.isascii():  # the same result as the regex, by a translate table
+        cleaned = folded.translate(_ASCII_PUNCT)
+        if "." in cleaned:
+            cleaned = _LONE_DOT.sub(" ", cleaned)
+        return " ".join(cleaned.split())
+    return " ".join(_PUNCT.sub(" ", folded).split())
 
 
 def tokens(text: str) -> list[str]:

@@ -6,9 +6,9 @@ text serves `memory-autopsy rules`, SARIF `tool.driver.rules` and the README.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from memory_autopsy.model import Severity
 

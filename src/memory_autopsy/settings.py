@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from memory_autopsy.model import Severity
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary

@@ -142,7 +142,6 @@ def resolve(facts: Sequence[Fact], findings: Iterable[Finding], weights: Weights
     groups, copies = _Union(), _Union()
     conflicts: dict[int, list[tuple[str, str]]] = {}
     contested: set[int] = set()
-    repeated: set[int] = set()
     for rule, a, b in links:
         if rule in CONFLICT_RULES | HEDGE_RULES:
             conflicts.setdefault(a.order, []).append((rule, b.id))
@@ -153,7 +152,6 @@ def resolve(facts: Sequence[Fact], findings: Iterable[Finding], weights: Weights
         elif rule == "duplicate":
             groups.union(a.order, b.order)
             copies.union(a.order, b.order)
-            repeated.add(a.order)
     members: dict[int, list[Fact]] = {}
     for fact in facts:
         members.setdefault(groups.find(fact.order), []).append(fact)
@@ -164,7 +162,7 @@ def resolve(facts: Sequence[Fact], findings: Iterable[Finding], weights: Weights
         if not any(f.order in contested for f in group) or len(group) < 2:
             continue
         number += 1
-        verdicts.update(_rank_group(group, number, primaries, _Copies(copies, repeated), weights))
+        verdicts.update(_rank_group(group, number, primaries, _Copies(copies), weights))
     judged = tuple(
         _judged(f, verdicts.get(f.order), conflicts.get(f.order, []), weights) for f in facts
     )
@@ -189,10 +187,9 @@ def _primaries(facts: Sequence[Fact]) -> dict[str, Fact]:
 
 @dataclass(frozen=True, slots=True)
 class _Copies:
-    """Exact copies of a claim: `repeated` are the later copies the engine set aside."""
+    """Exact copies of a claim share its verdict."""
 
     classes: _Union
-    repeated: set[int]
 
     def same(self, a: Fact, b: Fact) -> bool:
         return self.classes.find(a.order) == self.classes.find(b.order)
@@ -201,12 +198,11 @@ class _Copies:
 def _rank_group(
     group: list[Fact], number: int, primaries: Mapping[str, Fact], copies: _Copies, weights: Weights
 ) -> dict[int, tuple[str, int | None, str | None]]:
-    # A later copy does not compete with its own date: the engine's slot layer never sees it
-    # (it is a `duplicate`), so it shares the verdict of the claim it repeats.
+    # Every copy competes with its own date, as in the engine's slot layer (a re-observation
+    # of a claim is newer evidence for it); copies then share the verdict of their claim.
     primary = primaries.get(entity_form(group[0].entity))
     capped = [f for f in group if primary is not None and f.source_class == "unclassified"]
-    originals = [f for f in group if f.order not in copies.repeated] or group
-    pool = [f for f in originals if f not in capped] or originals
+    pool = [f for f in group if f not in capped] or list(group)
     capped = [f for f in capped if f not in pool]
     winner = max(pool, key=lambda f: rank_key(f, weights))
     in_group_primary = next((f for f in group if f.source_class == "primary"), primary)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Mapping
 
 # Triggers whose anchor is what follows them ("left Northwind").
 FORWARD_TRIGGERS = (

@@ -39,12 +39,13 @@ class _Phrase:
             self.newest = retraction
 
     def trigger_for(self, target: Fact) -> Retraction | None:
-        """The retraction that flags `target`: newer than it, or with no order between them."""
-        candidates = ([self.newest] if self.newest else []) + self.undated
-        for retraction in sorted(candidates, key=lambda r: r[0].order):
-            if retraction[0].order != target.order and observed_order(retraction[0], target) != -1:
-                return retraction
-        return None
+        """The first retraction (in input order) that is newer than `target` or unordered with
+        it; targets are never retractions themselves, so an undated one always applies."""
+        best = self.undated[0] if self.undated else None
+        if self.newest is not None and observed_order(self.newest[0], target) != -1:
+            if best is None or self.newest[0].order < best[0].order:
+                best = self.newest
+        return best
 
 
 def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
@@ -76,13 +77,13 @@ def _matches(
     ctx: Context, facts: Sequence[Fact], retractions: list[Retraction]
 ) -> Iterator[tuple[Fact, Retraction, str]]:
     phrases: dict[tuple[str, ...], _Phrase] = {}
+    by_head: dict[str, _Phrase] = {}  # every phrase with one head matches alike on that head
     for retraction in retractions:
         anchors = retraction[1].anchors
         phrases.setdefault(anchors, _Phrase(anchors)).add(retraction)
-    by_head: dict[str, list[_Phrase]] = {}
+        by_head.setdefault(anchors[-1], _Phrase(anchors[-1:])).add(retraction)
     by_word: dict[str, list[_Phrase]] = {}
     for phrase in phrases.values():
-        by_head.setdefault(phrase.anchors[-1], []).append(phrase)
         if len(phrase.anchors) > 1:
             for word in phrase.anchors:
                 by_word.setdefault(word, []).append(phrase)
@@ -100,14 +101,13 @@ def _matches(
 
 
 def _match(
-    fact: Fact, words: set[str], by_head: dict[str, list[_Phrase]], by_word: dict[str, list[_Phrase]]
+    fact: Fact, words: set[str], by_head: dict[str, _Phrase], by_word: dict[str, list[_Phrase]]
 ) -> tuple[Retraction, str] | None:
     candidates: list[tuple[Retraction, str]] = []
     for word in words & by_head.keys():
-        for phrase in by_head[word]:
-            retraction = phrase.trigger_for(fact)
-            if retraction is not None:
-                candidates.append((retraction, word))
+        retraction = by_head[word].trigger_for(fact)
+        if retraction is not None:
+            candidates.append((retraction, word))
     for word in words & by_word.keys():
         for phrase in by_word[word][:_PHRASES_PER_WORD]:
             shared = [w for w in phrase.anchors if w in words]

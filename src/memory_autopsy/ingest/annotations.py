@@ -98,9 +98,8 @@ def read_prose(text: str) -> tuple[str, Annotations]:
         notes.observed_at = parse_date(lead["date"])
         text = text[lead.end() :]
     for pattern in (_OBS_PAREN, _OBS_DASH):
-        match = None
-        for match in pattern.finditer(text + " "):
-            pass
+        matches = list(pattern.finditer(text + " "))
+        match = matches[-1] if matches else None
         if match and parse_date(match["date"]):
             notes.observed_at = notes.observed_at or parse_date(match["date"])
             text = (text + " ")[: match.start()] + (text + " ")[match.end() :]

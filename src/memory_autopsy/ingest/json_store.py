@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +65,7 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
     return result
 
 
-def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResult:
+def parse_json_lines(lines: Sequence[str] | Sequence[bytes], path: str, entity_hint: str) -> JsonResult:
     result = JsonResult()
     numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     for start in range(0, len(numbered), CHUNK):
@@ -77,7 +77,7 @@ def parse_json_lines(lines: list[str], path: str, entity_hint: str) -> JsonResul
 CHUNK = 20000
 
 
-def _read_chunk(numbered: list[tuple[int, str]], path: str, entity_hint: str, result: JsonResult) -> None:
+def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, result: JsonResult) -> None:
     for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
         if item is _BROKEN:
             try:
@@ -95,10 +95,13 @@ def _read_chunk(numbered: list[tuple[int, str]], path: str, entity_hint: str, re
 _BROKEN = object()
 
 
-def _decode_lines(lines: list[str]) -> list[Any]:
+def _decode_lines(lines: list[Any]) -> list[Any]:
     """All lines as one JSON array (one C-level pass); line by line only when that fails."""
     try:
-        items = json.loads("[" + ",".join(lines) + "]")
+        if lines and isinstance(lines[0], bytes):
+            items = json.loads(b"[" + b",".join(lines) + b"]")
+        else:
+            items = json.loads("[" + ",".join(lines) + "]")
     except (ValueError, RecursionError):
         return [_BROKEN] * len(lines)
     return items if len(items) == len(lines) else [_BROKEN] * len(lines)

@@ -123,6 +123,9 @@ def decode(source: Source) -> str | Problem:
 
 
 def parse_source(source: Source) -> JsonResult:
+    suffix = Path(source.path).suffix.lower()
+    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _json_lines_bytes(source)
     text = decode(source)
     if isinstance(text, Problem):
         return JsonResult(problems=[text])
@@ -137,6 +140,30 @@ def parse_source(source: Source) -> JsonResult:
         del text
         return parse_json_lines(lines, source.path, stem)
     return _json_or_markdown(text, source.path, stem, strict=suffix == ".json")
+
+
+def _json_lines_bytes(source: Source) -> JsonResult:
+    """JSONL read as bytes, line by line: a large store is never copied into one str."""
+    data = source.data
+    problem = _unusable(source)
+    if problem is not None:
+        return JsonResult(problems=[problem])
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return parse_json_lines(data.split(b"\n"), source.path, Path(source.path).stem)
+
+
+def _unusable(source: Source) -> Problem | None:
+    data = source.data
+    if not data or data.isspace():
+        return Problem(source.path, 1, "empty file")
+    if b"\x00" in data[:8192]:
+        return Problem(source.path, 1, "binary file (NUL bytes)")
+    if not data.isascii():
+        decoded = decode(source)
+        if isinstance(decoded, Problem):
+            return decoded
+    return None
 
 
 def _markdown(text: str, path: str, stem: str) -> JsonResult:
