@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import TextIO
 
@@ -64,13 +65,17 @@ def require_input(report: Report, paths: list[str]) -> None:
         raise UsageError("no readable input files among: " + ", ".join(paths))
 
 
-def write_output(text: str, output: str | None, out: TextIO) -> None:
+def write_output(text: str | Iterable[str], output: str | None, out: TextIO) -> None:
+    """Write to the stream, or atomically to a file; `text` may come in pieces."""
+    pieces = [text] if isinstance(text, str) else text
     if not output:
-        out.write(text)
+        for piece in pieces:
+            out.write(piece)
         return
     directory = os.path.dirname(os.path.abspath(output))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".memory-autopsy-")
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+        for piece in pieces:
+            handle.write(piece)
     os.replace(tmp, output)

@@ -60,6 +60,11 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     fmt = "json" if args.json else (args.format or "text")
     report, settings = lint_paths(args)
     report = _post_process(args, report, settings)
+    if fmt == "json":  # streamed: a million-fact store's report is never one string
+        from memory_autopsy.formatters import json_format
+
+        write_output(json_format.iter_report(report), args.output, out)
+        return exit_code(report, settings)
     text = render(report, fmt, settings)
     write_output(text, args.output, out)
     if fmt == "sarif":

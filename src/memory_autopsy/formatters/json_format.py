@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from memory_autopsy import __version__
@@ -49,10 +50,18 @@ def report_dict(report: Report, *, with_findings: bool = True) -> dict[str, Any]
 
 
 def format_report(report: Report) -> str:
-    """Pretty at the top level, one finding per line: readable, and fast for huge stores."""
+    return "".join(iter_report(report))
+
+
+def iter_report(report: Report) -> Iterator[str]:
+    """Pretty at the top level, one finding per line: readable, and streamed for huge stores."""
     data = report_dict(report, with_findings=False)
     head = json.dumps(data, indent=2, ensure_ascii=False)[:-2]
     if not report.findings:
-        return head + ',\n  "findings": []\n}\n'
-    body = ",\n".join("    " + json.dumps(finding_dict(f), ensure_ascii=False) for f in report.findings)
-    return head + ',\n  "findings": [\n' + body + "\n  ]\n}\n"
+        yield head + ',\n  "findings": []\n}\n'
+        return
+    yield head + ',\n  "findings": [\n'
+    last = len(report.findings) - 1
+    for index, finding in enumerate(report.findings):
+        yield "    " + json.dumps(finding_dict(finding), ensure_ascii=False) + (",\n" if index < last else "\n")
+    yield "  ]\n}\n"
