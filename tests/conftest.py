@@ -85,3 +85,29 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(os.environ.get("UPDATE_GOLDEN"))
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git with a throwaway identity; returns stdout."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
+         "-c", "init.defaultBranch=main", *args],
+        cwd=cwd, check=True, capture_output=True, text=True,
+    )
+    return done.stdout
+
+
+def pull_request_repo(repo: Path, base: dict[str, str], change: dict[str, str]) -> str:
+    """A git repository with a base commit and a pull-request commit; returns the base SHA."""
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for name, text in base.items():
+        write(repo / name, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    for name, text in change.items():
+        write(repo / name, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pull request")
+    return sha

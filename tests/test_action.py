@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, SHARED, write
+from conftest import ROOT, SHARED, pull_request_repo, write
 
 ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -89,12 +89,6 @@ def run_steps(inputs: dict[str, str], workspace: Path, runner: Path, action_path
     return done
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                           "-c", "commit.gpgsign=false", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None,
                     reason="git and bash are needed")
 def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,16 +107,7 @@ def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pyte
     action_path = tmp_path / "action"
     shutil.copytree(ROOT, action_path, ignore=COPY_IGNORE)
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    write(repo / "old.md", OLD)
-    write(repo / "legacy.md", LEGACY)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    write(repo / "new.md", NEW)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "pull request")
+    base = pull_request_repo(repo, {"old.md": OLD, "legacy.md": LEGACY}, {"new.md": NEW})
     runner = tmp_path / "runner"
     write(runner / "event.json", json.dumps({"pull_request": {"base": {"sha": base}}}))
     (runner / "temp").mkdir()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import git, run_cli, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -17,13 +16,6 @@ OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
 NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
 LEGACY = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)\n" * 2
 CLEAN = "- dns: runs on Route53 (2026-02-01) (source: ops)\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                           "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True)
-    return done.stdout
 
 
 @pytest.fixture

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import pull_request_repo, run_cli, write
 from memory_autopsy.formatters import github
 from memory_autopsy.model import Finding, Report, Severity
 
@@ -83,26 +82,10 @@ def test_token_is_random() -> None:
     assert github.format_report(report) != github.format_report(report)
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                           "-c", "commit.gpgsign=false", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True)
-    return done.stdout
-
-
 @pytest.fixture
 def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    write(repo / "old.md", OLD)
-    write(repo / "legacy.md", LEGACY)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    write(repo / "new.md", NEW)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "pr")
+    base = pull_request_repo(repo, {"old.md": OLD, "legacy.md": LEGACY}, {"new.md": NEW})
     event = write(tmp_path / "event.json", json.dumps({"pull_request": {"base": {"sha": base}}}))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SHARED, run_process, write
+from conftest import ROOT, SHARED, git, run_process, write
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
 NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
@@ -25,11 +25,6 @@ def pre_commit() -> list[str]:
     except ImportError:
         pytest.skip("pre-commit is not installed")
     return [sys.executable, "-m", "pre_commit"]
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                    "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def offline_pip_env(home: Path) -> dict[str, str]:

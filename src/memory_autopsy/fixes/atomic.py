@@ -27,12 +27,8 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
     """Replace `path` with `data`; with `expected`, refuse if the file no longer holds it."""
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    tmp = durable_temp(target, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         _copy_mode(target, tmp)
         if expected is not None and read_bytes(target) != expected:
             raise FileChanged(f"{path} changed since it was read")
@@ -42,6 +38,22 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+def durable_temp(path: str, data: bytes) -> str:
+    """`data` written and fsynced to a fresh temp file beside `path`; returns its name."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def _copy_mode(source: str, destination: str) -> None:

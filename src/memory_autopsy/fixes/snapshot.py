@@ -9,11 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memory_autopsy.fixes.atomic import atomic_write, read_bytes
+from memory_autopsy.fixes.atomic import atomic_write, durable_temp, read_bytes
 
 STAMP = "%Y%m%d-%H%M%S-%f"
 _PATTERN = r"\.bak-(\d{8}-\d{6}-\d{6})"
@@ -25,13 +24,8 @@ def take(path: str, data: bytes, now: datetime | None = None) -> str:
     The bytes go to a temp file first and are hard-linked to the final name, so a crash never
     leaves a half-written snapshot for `undo` to restore, and an existing name is never replaced.
     """
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    tmp = durable_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         return _publish(tmp, path, now or datetime.now(timezone.utc))
     finally:
         with contextlib.suppress(OSError):
