@@ -162,3 +162,10 @@ def test_missing_named_baseline_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli("scan", "m.md", "--baseline", "nope.json", cwd=tmp_path)
     assert result.code == 2 and "nope.json" in result.err
     assert run_cli("baseline", "m.md", "--prune-only", cwd=tmp_path).code == 2
+
+
+def test_report_honours_the_baseline(tmp_path: Path) -> None:
+    write(tmp_path / "m.md", "- cache: uses redis 7 (2026-01-01) (source: ops)\n" * 2)
+    assert run_cli("baseline", "m.md", "--baseline", "b.json", "--isolated", cwd=tmp_path).code == 0
+    result = run_cli("report", "m.md", "--baseline", "b.json", "--isolated", cwd=tmp_path)
+    assert result.code == 0 and "Findings: 0" in result.out

@@ -95,6 +95,7 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from memory_autopsy.fixes.apply import apply_plan
 
         return apply_plan(report, out, err)
+    report = _post_process(args, report, settings)  # --apply above fixes the whole plan
     fmt = "json" if args.json else (args.format or "markdown")
     write_output(render(report, fmt, settings), args.output, out)
     return exit_code(report, settings)
