@@ -230,7 +230,6 @@ def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) 
 _CANONICAL = frozenset(
     "id entity slot value claim observed_at valid_from valid_to source source_class fidelity status_verb".split()
 )
-_OPTIONAL = ("valid_from", "valid_to", "source", "source_class", "status_verb")
 
 
 def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
@@ -242,13 +241,14 @@ def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
     if not (type(entity) is str and type(claim) is str and type(given) is str and given
             and type(slot) is str and type(value) is str and (observed is None or type(observed) is str)):
         return None
-    if any(item[k] is not None and type(item[k]) is not str for k in _OPTIONAL):
-        return None
+    valid_from, valid_to, verb = item["valid_from"], item["valid_to"], item["status_verb"]
+    for optional in (valid_from, valid_to, verb, item["source"], item["source_class"]):
+        if optional is not None and type(optional) is not str:
+            return None
     claim, entity, slot, value = claim.strip(), entity.strip(), slot.strip(), value.strip()
     if not claim or not entity:
         return None
     full = bool(slot and value)
-    valid_from, valid_to, verb = item["valid_from"], item["valid_to"], item["status_verb"]
     return Draft(
         entity=entity, claim=claim, path=path, line=line,
         fidelity=Fidelity.FULL if full else Fidelity.PARTIAL,
