@@ -33,9 +33,10 @@ def plan(report: Report) -> list[Fix]:
         by_id.setdefault(fact.id, fact)
     fixes: dict[tuple[str, int], Fix] = {}
     for finding in report.findings:
-        fact = at.get((finding.path, finding.line))
-        if fact is None or (fact.path, fact.line) in fixes:
+        flagged = at.get((finding.path, finding.line))
+        if flagged is None or (flagged.path, flagged.line) in fixes:
             continue
+        fact = flagged
         survivor = by_id.get(finding.related[0].fact_id) if finding.related else None
         if survivor is not None and _outranks(fact, survivor):
             continue

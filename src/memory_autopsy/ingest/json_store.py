@@ -65,9 +65,10 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
     return result
 
 
-def parse_json_lines(lines: Sequence[str] | Sequence[bytes], path: str, entity_hint: str) -> JsonResult:
+def parse_json_lines(lines: Sequence[Any], path: str, entity_hint: str) -> JsonResult:
+    """Lines of a JSONL store, as str or (read straight from disk) as bytes."""
     result = JsonResult()
-    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    numbered: list[tuple[int, Any]] = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     for start in range(0, len(numbered), CHUNK):
         _read_chunk(numbered[start : start + CHUNK], path, entity_hint, result)
     return result
