@@ -144,6 +144,7 @@ def _toml_module() -> Any:
         import tomllib
 
         return tomllib
-    import tomli
+    else:  # an else block, so type checkers on 3.11+ skip it (tomli is not installed there)
+        import tomli
 
-    return tomli
+        return tomli
