@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_process
 from embed_helpers import FixedEmbedder, at_cosine, cosine, embed_settings
 from memory_autopsy.api import lint, load_store
 from memory_autopsy.embed.client import DEFAULT_BASE_URL, request_url, resolve
@@ -58,27 +59,10 @@ def test_greyzone_is_clean_for_heuristics_and_hedged_by_the_embed_engine(embed_s
 
 def test_cli_scan_with_the_embed_engine_reports_the_hedge(embed_server, cache_dir, monkeypatch):
     monkeypatch.setenv("OLLAMA_BASE_URL", embed_server.url)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memory_autopsy",
-            "scan",
-            "examples/greyzone.md",
-            "--engine",
-            "embed",
-            "--json",
-            "--isolated",
-        ],
-        cwd=ROOT,
-        env={**_env(), "OLLAMA_BASE_URL": embed_server.url},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 1, done.stderr
-    payload = json.loads(done.stdout)
+    done = run_process("scan", "examples/greyzone.md", "--engine", "embed", "--json", "--isolated",
+                       cwd=ROOT, env={"OLLAMA_BASE_URL": embed_server.url}, timeout=60)
+    assert done.code == 1, done.err
+    payload = json.loads(done.out)
     assert payload["engine"] == "embed"
     assert payload["counts"] == {"likely_conflict": 1}
     assert embed_server.seen[0]["path"] == "/api/embed"

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import run_process
 from embed_helpers import closed_port_url, embed_settings
 from memory_autopsy.api import lint
 from memory_autopsy.formatters import json_format, text
@@ -85,30 +83,11 @@ def test_an_error_never_shows_the_api_key(embed_server, monkeypatch):
 
 
 def test_the_cli_reports_degraded_without_exit_2(cache_dir, tmp_path):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    env["OLLAMA_BASE_URL"] = closed_port_url()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memory_autopsy",
-            "scan",
-            "examples/greyzone.md",
-            "--engine",
-            "embed",
-            "--json",
-            "--isolated",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 1, done.stderr
-    assert "Traceback" not in done.stderr
-    [finding] = json.loads(done.stdout)["findings"]
+    url = closed_port_url()
+    done = run_process("scan", "examples/greyzone.md", "--engine", "embed", "--json", "--isolated",
+                       cwd=ROOT, env={"OLLAMA_BASE_URL": url}, timeout=60)
+    assert done.code == 1, done.err
+    assert "Traceback" not in done.err
+    [finding] = json.loads(done.out)["findings"]
     assert (finding["rule"], finding["path"], finding["line"]) == ("degraded", "", 0)
-    assert env["OLLAMA_BASE_URL"] in finding["message"]
+    assert url in finding["message"]
