@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.errors import UsageError
 
 MODULES = ("lint", "ci_commands", "temporal_commands", "fix_commands")
 
 LintOptions = Callable[[argparse.ArgumentParser], None]
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
-def register_all(sub: argparse._SubParsersAction, lint_options: LintOptions, epilog: str) -> None:  # type: ignore[type-arg]
+def register_all(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     for name in MODULES:
         try:
             module = importlib.import_module(f"memory_autopsy.commands.{name}")

@@ -6,14 +6,17 @@ Handlers import their modules lazily: the hook runs on every commit and must sta
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
+
+if TYPE_CHECKING:
+    from memory_autopsy.commands import LintOptions, Subparsers
 
 RAW = argparse.RawDescriptionHelpFormatter
 
 
-def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     hook = sub.add_parser(
         "hook", formatter_class=RAW, help="pre-commit entry: lint the scope, report the changed files",
         description="Lint the configured scope as context and report only findings that touch "

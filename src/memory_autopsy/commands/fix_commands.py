@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.errors import UsageError
 
+if TYPE_CHECKING:
+    from memory_autopsy.commands import LintOptions, Subparsers
 
-def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+
+def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     undo = sub.add_parser("undo", help="restore the newest snapshot written by report --apply")
     undo.add_argument("file", metavar="FILE", help="the memory file to restore")
     undo.set_defaults(handler=run_undo)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.commands.common import exit_code, require_input, settings_from_args, write_output
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report
 from memory_autopsy.settings import Settings
 
+if TYPE_CHECKING:
+    from memory_autopsy.commands import LintOptions, Subparsers
 
-def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+
+def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     scan = sub.add_parser("scan", help="lint memory files", epilog=epilog,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
     lint_options(scan)

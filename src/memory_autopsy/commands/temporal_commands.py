@@ -14,6 +14,9 @@ from memory_autopsy.model import Store
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
+    from memory_autopsy.commands import LintOptions, Subparsers
+
+if TYPE_CHECKING:
     from memory_autopsy.verdict import Weights
 
 ADMIT_EXIT = {"accepted": 0, "requires_review": 1, "rejected": 2}
@@ -29,7 +32,7 @@ def _common(parser: argparse.ArgumentParser, *, registry: bool = True) -> None:
                             help="reliability weights (cues.<word>, class.<class>, fidelity.<band>)")
 
 
-def register(sub: argparse._SubParsersAction, lint_options, epilog: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     as_of = sub.add_parser("as-of", help="what the store held to be true on a date")
     as_of.add_argument("date", metavar="DATE", help="the date to read the store at")
     as_of.add_argument("paths", nargs="+", metavar="STORE", help="memory files or folders")

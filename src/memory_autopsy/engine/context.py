@@ -47,7 +47,7 @@ class Context:
     _norm: dict[int, str] = field(default_factory=dict)
 
     @property
-    def vocabulary(self):  # type: ignore[no-untyped-def]
+    def vocabulary(self) -> Vocabulary:
         return self.settings.vocabulary
 
     def norm_body(self, fact: Fact) -> str:
