@@ -178,6 +178,11 @@ def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list
 
 def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:
     """(slot, value, qualifier) proven by a prose verb frame, or None."""
+    return _anchor_slot(body, vocabulary)
+
+
+@lru_cache(maxsize=65536)
+def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:
     text = " " + fold(body).strip().rstrip(".") + " "
     if _NEGATION.search(text) or find_transition(body, vocabulary):
         return None

@@ -49,6 +49,8 @@ def _build(year: int, month: int, day: int | None) -> str | None:
 
 def parse_date(value: object) -> str | None:
     """Return an ISO string for a lenient date, or None when it is not a date."""
+    if type(value) is str:  # the common case first: one cached lookup per distinct string
+        return _parse_str(value)
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
@@ -66,6 +68,13 @@ def parse_date(value: object) -> str | None:
 
 
 @lru_cache(maxsize=65536)
+def _parse_str(value: str) -> str | None:
+    text = value.strip()
+    if not text or len(text) > 64:
+        return None
+    return _parse_text(text)
+
+
 def _parse_text(text: str) -> str | None:
     match = _ISO.fullmatch(text)
     if match:

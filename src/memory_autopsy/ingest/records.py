@@ -37,7 +37,12 @@ class Draft:
     suppress: tuple[str, ...] = ()
 
 
+_CLASSES = {name: name for name in SOURCE_CLASSES}
+
+
 def source_class_of(value: object) -> str:
+    if type(value) is str and value in _CLASSES:
+        return _CLASSES[value]
     text = str(value).strip().lower() if value is not None else ""
     return text if text in SOURCE_CLASSES else "unclassified"
 
