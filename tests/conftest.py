@@ -111,3 +111,15 @@ def pull_request_repo(repo: Path, base: dict[str, str], change: dict[str, str]) 
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pull request")
     return sha
+
+
+def offline_wheels() -> Path:
+    """virtualenv's seed wheels: enough to build the package with no package index (or skip)."""
+    try:
+        import virtualenv
+    except ImportError:
+        pytest.skip("virtualenv (a pre-commit dependency) provides the offline seed wheels")
+    wheels = Path(virtualenv.__file__).parent / "seed" / "wheels" / "embed"
+    if not list(wheels.glob("setuptools-*.whl")) or sys.version_info < (3, 11):
+        pytest.skip("no local wheels for an offline build of the package")
+    return wheels

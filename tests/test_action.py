@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, SHARED, pull_request_repo, write
+from conftest import ROOT, SHARED, offline_wheels, pull_request_repo, write
 
 ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -92,13 +92,7 @@ def run_steps(inputs: dict[str, str], workspace: Path, runner: Path, action_path
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None,
                     reason="git and bash are needed")
 def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        import virtualenv
-    except ImportError:
-        pytest.skip("virtualenv is not installed (it provides the offline seed wheels)")
-    wheels = Path(virtualenv.__file__).parent / "seed" / "wheels" / "embed"
-    if not list(wheels.glob("setuptools-*.whl")) or sys.version_info < (3, 11):
-        pytest.skip("no local wheels for an offline build of the package")
+    wheels = offline_wheels()
     # Offline: build from seed wheels on disk; runtime dependencies (unused by the heuristic
     # engine on Python >= 3.11) are not installed.
     for name, value in (("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", str(wheels)),

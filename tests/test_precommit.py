@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SHARED, git, run_process, write
+from conftest import ROOT, SHARED, git, offline_wheels, run_process, write
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
 NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
@@ -32,13 +32,7 @@ def offline_pip_env(home: Path) -> dict[str, str]:
 
     Dependencies are not installed (PIP_NO_DEPS): the heuristic engine needs none of them on
     Python >= 3.11, and the test must never reach a package index."""
-    try:
-        import virtualenv
-    except ImportError:
-        pytest.skip("virtualenv (a pre-commit dependency) is not installed")
-    wheels = Path(virtualenv.__file__).parent / "seed" / "wheels" / "embed"
-    if not list(wheels.glob("setuptools-*.whl")) or sys.version_info < (3, 11):
-        pytest.skip("no local wheels for an offline build of the package")
+    wheels = offline_wheels()
     env = dict(os.environ)
     env.update(PRE_COMMIT_HOME=str(home), PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels),
                PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_DEPS="1",
