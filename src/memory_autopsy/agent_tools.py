@@ -91,10 +91,8 @@ def _shown(real: str) -> str:
 
 def default_settings() -> Settings:
     """The rule file in force for the working directory (defaults when there is none)."""
-    try:
-        from memory_autopsy.config import settings_for
-    except ModuleNotFoundError:
-        return Settings()
+    from memory_autopsy.config import settings_for
+
     try:
         return settings_for(None)
     except UsageError as error:

@@ -9,10 +9,8 @@ from functools import lru_cache
 from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
-    HEDGES,
     NEGATIONS,
     STATUS_VERBS,
-    VERSIONED_SLOTS,
     Vocabulary,
 )
 
@@ -92,7 +90,7 @@ def version_key(value: str, vocabulary: Vocabulary) -> tuple[int, ...]:
 
 def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
     base = slot.split(":", 1)[-1].lower().replace("-", "_")
-    return base in vocabulary.versioned_slots or base.endswith("_version") or base in VERSIONED_SLOTS
+    return base in vocabulary.versioned_slots or base.endswith("_version")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +220,3 @@ def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
             return word
     return None
 
-
-def is_hedged(body: str) -> bool:
-    return bool(HEDGES & set(tokens(body)))

@@ -59,12 +59,9 @@ def parse_date(value: object) -> str | None:
         return value.isoformat()
     if isinstance(value, date):
         return value.isoformat()
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if not text or len(text) > 64:
-        return None
-    return _parse_text(text)
+    if isinstance(value, str):  # a str subclass
+        return _parse_str(str(value))
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -121,7 +118,3 @@ def day_of(stamp: str | None) -> str | None:
         return None
     return stamp[:10] if len(stamp) >= 10 else stamp + "-01"
 
-
-def sort_key(stamp: str | None) -> str:
-    """Comparable key: observation order is by day, then time where both have one."""
-    return stamp or ""

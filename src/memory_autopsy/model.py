@@ -163,7 +163,7 @@ class Store:
     problems: tuple[Problem, ...] = ()
     related_entities: frozenset[str] = frozenset()
     paths: tuple[str, ...] = ()
-    alias_pairs: tuple[tuple[str, str, str, str], ...] = ()
+    alias_pairs: tuple[tuple[str, str, str, str, int], ...] = ()  # name, form, name, form, edits
 
 
 @dataclass(frozen=True, slots=True)

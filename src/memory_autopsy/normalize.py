@@ -52,9 +52,6 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
-def content_tokens(text: str) -> list[str]:
-    return [t for t in tokens(text) if t not in STOPWORDS and not t.isdigit()]
-
 
 @lru_cache(maxsize=131072)
 def entity_form(name: str) -> str:

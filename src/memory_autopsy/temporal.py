@@ -104,7 +104,7 @@ def knows_entity(store: Store, entity: str) -> bool:
 
 
 def _aliases(store: Store, entity: str | None) -> tuple[tuple[str, str], ...]:
-    pairs = [(a, b) for a, form_a, b, form_b in store.alias_pairs]
+    pairs = [(pair[0], pair[2]) for pair in store.alias_pairs]
     if entity is None:
         return tuple(pairs)
     wanted = entity_form(entity)

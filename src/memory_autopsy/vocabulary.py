@@ -65,8 +65,6 @@ STATUS_VERBS: Mapping[str, float] = MappingProxyType({
     "rumor": 0.2, "rumour": 0.2, "guess": 0.2, "unconfirmed": 0.2, "allegedly": 0.25,
 })
 
-HEDGES = frozenset("maybe might possibly probably perhaps rumor rumour reportedly allegedly".split())
-
 # Tokens too generic to anchor a retraction on their own.
 GENERIC_TOKENS = frozenset(
     """project service system data team cluster server database db app application tool store

@@ -18,12 +18,7 @@ if TYPE_CHECKING:
 
 def register_all(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     for name in MODULES:
-        try:
-            module = importlib.import_module(f"memory_autopsy.commands.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"memory_autopsy.commands.{name}":
-                raise
-            continue
+        module = importlib.import_module(f"memory_autopsy.commands.{name}")
         module.register(sub, lint_options, epilog)
 
 

@@ -39,10 +39,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def _rule_file_settings(args: argparse.Namespace) -> Settings:
-    try:
-        from memory_autopsy.config import settings_for
-    except ModuleNotFoundError:
-        return Settings()
+    from memory_autopsy.config import settings_for
+
     return settings_for(getattr(args, "config", None), isolated=getattr(args, "isolated", False))
 
 

@@ -82,10 +82,8 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _post_process(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
     """Changed-files and baseline filters (the CI layer) when asked for."""
     if getattr(args, "changed_since", None) or getattr(args, "baseline", None) or settings.baseline:
-        try:
-            from memory_autopsy.ci_filters import apply_filters
-        except ModuleNotFoundError as error:
-            raise UsageError("--baseline/--changed-since are not available in this build") from error
+        from memory_autopsy.ci_filters import apply_filters
+
         return apply_filters(args, report, settings)
     return report
 

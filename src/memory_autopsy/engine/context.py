@@ -78,22 +78,23 @@ class Context:
 
     @cached_property
     def by_entity(self) -> dict[str, list[Fact]]:
-        groups: dict[str, list[Fact]] = {}
-        for fact in self.facts:
-            groups.setdefault(entity_form(fact.entity), []).append(fact)
-        return groups
+        return _by_entity(self.facts)
 
     @cached_property
     def active_by_entity(self) -> dict[str, list[Fact]]:
-        groups: dict[str, list[Fact]] = {}
-        for fact in self.active:
-            groups.setdefault(entity_form(fact.entity), []).append(fact)
-        return groups
+        return _by_entity(self.active)
 
     def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
         if not fact.slot:
             return None
         return entity_form(fact.entity), _canonical_slot(fact.slot, self.settings.vocabulary), fact.qualifier
+
+
+def _by_entity(facts: Sequence[Fact]) -> dict[str, list[Fact]]:
+    groups: dict[str, list[Fact]] = {}
+    for fact in facts:
+        groups.setdefault(entity_form(fact.entity), []).append(fact)
+    return groups
 
 
 @lru_cache(maxsize=4096)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 
 from memory_autopsy.dates import day_of
-from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, plain_finding, quote
 from memory_autopsy.model import Fact, Finding, Store
 from memory_autopsy.normalize import entity_form, normalize_claim
@@ -75,10 +75,9 @@ def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
     first_fact: dict[str, Fact] = {}
     for fact in ctx.facts:
         first_fact.setdefault(fact.written_entity, fact)
-    for name_a, form_a, name_b, form_b in store.alias_pairs:
+    for name_a, form_a, name_b, form_b, distance in store.alias_pairs:
         fact = first_fact[name_b]
         other = first_fact[name_a]
-        distance = _distance(form_a, form_b)
         similarity = 1 - distance / max(len(form_a), len(form_b))
         message = (
             f"{name_a!r} (form {form_a!r}) and {name_b!r} (form {form_b!r}) differ by "
@@ -89,12 +88,6 @@ def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
             "unresolved_alias", fact, message, related=[other], confidence=round(similarity, 2),
             extra={"names": (name_a, name_b)},
         )
-
-
-def _distance(a: str, b: str) -> int:
-    from memory_autopsy.normalize import edit_distance
-
-    return edit_distance(a, b, 3)
 
 
 def aged(ctx: Context, today: date) -> Iterator[Finding]:
@@ -126,5 +119,3 @@ def aged(ctx: Context, today: date) -> Iterator[Finding]:
             "with no corroboration and no newer fact in its slot",
         )
 
-
-__all__ = ["bad_input", "per_fact", "duplicate_ids", "orphans", "look_alikes", "aged", "observed_order"]

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from memory_autopsy.engine import duplicates, hygiene, slots, transitions
 from memory_autopsy.engine.context import Context
-from memory_autopsy.model import Fact, Finding, Report, Severity, Store
+from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.settings import Settings
 
 
@@ -83,10 +83,6 @@ def _apply_settings(
             suppressed += 1
             continue
         if severity is not finding.severity:
-            finding = _with_severity(finding, severity)
+            finding = replace(finding, severity=severity)
         kept.append(finding)
     return kept, suppressed
-
-
-def _with_severity(finding: Finding, severity: Severity) -> Finding:
-    return replace(finding, severity=severity)

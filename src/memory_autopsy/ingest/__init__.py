@@ -1,5 +1,4 @@
-"""Ingest: every input shape becomes the canonical fact model (SPEC sections 2 and 3)."""
+"""Ingest: every input shape becomes the canonical fact model (SPEC sections 2 and 3).
 
-from memory_autopsy.ingest.loader import load
-
-__all__ = ["load"]
+The entry point is `memory_autopsy.api.load_store`.
+"""

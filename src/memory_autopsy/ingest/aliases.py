@@ -13,7 +13,7 @@ MAX_EDITS = 2
 MIN_SIMILARITY = 0.6
 MIN_LENGTH = 4
 
-AliasPair = tuple[str, str, str, str]
+AliasPair = tuple[str, str, str, str, int]  # name, form, name, form, edit distance
 
 
 class _Groups:
@@ -91,7 +91,7 @@ def look_alikes(written: Sequence[str], groups: _Groups) -> list[AliasPair]:
             seen.add((a, b))
             distance = edit_distance(a, b, MAX_EDITS)
             if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY:
-                pairs.append((first_name[a], a, first_name[b], b))
+                pairs.append((first_name[a], a, first_name[b], b, distance))
     return pairs
 
 

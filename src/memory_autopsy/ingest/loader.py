@@ -70,12 +70,6 @@ def read_sources(files: Sequence[str]) -> tuple[list[Source], list[Problem]]:
     return sources, problems
 
 
-def load(paths: Iterable[str], vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> Store:
-    files, problems = expand(paths)
-    sources, read_problems = read_sources(files)
-    return load_sources(sources, vocabulary, problems + read_problems)
-
-
 def load_sources(
     sources: Iterable[Source],
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,

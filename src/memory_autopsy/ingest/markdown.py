@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from memory_autopsy.dates import parse_date
@@ -204,6 +203,3 @@ def _suppressions(raw: str) -> tuple[str, ...]:
         rules.extend(names or ["*"])
     return tuple(rules)
 
-
-def iter_lines(text: str) -> Iterator[str]:
-    yield from text.splitlines()
