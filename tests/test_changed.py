@@ -65,12 +65,21 @@ def test_hook_honours_include_globs(repo: Path) -> None:
 
 def test_default_scope_skips_dot_folders_unless_included(repo: Path) -> None:
     (repo / "old.md").unlink()
-    write(repo / ".claude" / "memory.md", OLD)
+    write(repo / ".notes" / "memory.md", OLD)
     write(repo / "new.md", NEW)
     assert run_cli("hook", "new.md", cwd=repo).code == 0
-    write(repo / "memory-autopsy.toml", 'include = ["*.md", ".claude/**/*.md"]\n')
+    write(repo / "memory-autopsy.toml", 'include = ["*.md", ".notes/**/*.md"]\n')
     result = run_cli("hook", "new.md", "--json", cwd=repo)
-    assert result.code == 1 and paths_of(result.out) == [(".claude/memory.md", "contradicted_implicit")]
+    assert result.code == 1 and paths_of(result.out) == [(".notes/memory.md", "contradicted_implicit")]
+
+
+def test_default_scope_reads_memory_dot_folders(repo: Path) -> None:
+    (repo / "old.md").unlink()
+    write(repo / ".claude" / "memory" / "MEMORY.md", OLD)
+    write(repo / "new.md", NEW)
+    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    assert result.code == 1
+    assert paths_of(result.out) == [(".claude/memory/MEMORY.md", "contradicted_implicit")]
 
 
 def test_hook_context_option(repo: Path) -> None:

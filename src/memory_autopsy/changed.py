@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memory_autopsy.errors import UsageError
+from memory_autopsy.ingest.dialects import hidden_folder, is_memory_file
 from memory_autopsy.selection import selected
 from memory_autopsy.settings import Settings
 
-MEMORY_SUFFIXES = (".md", ".markdown", ".json", ".jsonl")
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
 
 
@@ -64,8 +64,7 @@ def in_scope(path: str, settings: Settings) -> bool:
     if settings.baseline and norm(os.path.normpath(settings.baseline)) == path:
         return False
     default_scope = not settings.include
-    if default_scope and (any(p.startswith(".") for p in parts)
-                          or not path.lower().endswith(MEMORY_SUFFIXES)):
+    if default_scope and (any(hidden_folder(p) for p in parts[:-1]) or not is_memory_file(parts[-1])):
         return False
     return selected(path, settings.include, settings.exclude)
 
@@ -87,7 +86,7 @@ def context_files(paths: Sequence[str], settings: Settings, root: Path) -> list[
         if os.path.isdir(given):
             base = Path(given)
             found = (norm(str(base / p)) for p in _walk(base, skip_dots=True)
-                     if p.lower().endswith(MEMORY_SUFFIXES))
+                     if is_memory_file(p.rsplit("/", 1)[-1]))
             files += [f for f in found if selected(f, settings.include, settings.exclude)]
         elif os.path.isfile(given):
             files.append(norm(given))
@@ -108,9 +107,10 @@ def _walk(root: Path, *, skip_dots: bool) -> list[str]:
     found: list[str] = []
     for folder, dirs, files in os.walk(root):
         if skip_dots:
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs[:] = [d for d in dirs if not hidden_folder(d)]
         relative = Path(folder).relative_to(root)
-        found += [(relative / f).as_posix() for f in files if not (skip_dots and f.startswith("."))]
+        found += [(relative / f).as_posix() for f in files
+                  if not (skip_dots and f.startswith(".") and not is_memory_file(f))]
     return found
 
 

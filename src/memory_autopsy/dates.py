@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 
 _MONTHS = {
@@ -69,7 +69,38 @@ def _parse_str(value: str) -> str | None:
     text = value.strip()
     if not text or len(text) > 64:
         return None
+    if not text.isascii():
+        text = text.translate(_WIDE).strip()
     return _parse_text(text)
+
+
+# Full-width digits and punctuation (as CJK memory writes dates) read as ASCII.
+_WIDE = {0xFF10 + i: 0x30 + i for i in range(10)} | {
+    0xFF0D: 0x2D, 0xFF0F: 0x2F, 0xFF1A: 0x3A, 0x3000: 0x20, 0xFF08: 0x28, 0xFF09: 0x29,
+}
+_CJK_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
+_PROSE_DATE = re.compile(
+    rf"(?<![0-9.])(?:{DATE_PATTERN}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I
+)
+
+
+def find_dates(text: str) -> list[str]:
+    """Every date written inside prose, in order ("merged on July 3, 2025")."""
+    if not text.isascii():
+        text = text.translate(_WIDE)
+    found: list[str] = []
+    for match in _PROSE_DATE.finditer(text):
+        parsed = parse_date(match.group(0)) or _cjk(match.group(0))
+        if parsed:
+            found.append(parsed)
+    return found
+
+
+def _cjk(text: str) -> str | None:
+    match = _CJK_DATE.fullmatch(text)
+    if match is None:
+        return None
+    return _build(int(match["y"]), int(match["m"]), int(match["d"]) if match["d"] else None)
 
 
 def _parse_text(text: str) -> str | None:
@@ -84,7 +115,7 @@ def _parse_text(text: str) -> str | None:
     match = _MY.fullmatch(text)
     if match:
         return _build(int(match["y"]), _MONTHS[match["mon"].lower()], None)
-    return None
+    return _cjk(text)
 
 
 def _iso_from_match(match: re.Match[str]) -> str | None:
@@ -98,9 +129,24 @@ def _iso_from_match(match: re.Match[str]) -> str | None:
         return None
     stamp = f"{base}T{hour:02d}:{minute:02d}:{second:02d}"
     tz = match["tz"]
-    if tz:
-        stamp += "Z" if tz == "Z" else tz[:3] + ":" + tz[-2:]
-    return stamp
+    if not tz:
+        return stamp
+    if tz == "Z":
+        return stamp + "Z"
+    return _to_utc(stamp, tz)
+
+
+def _to_utc(stamp: str, tz: str) -> str | None:
+    """A stamp with an offset, moved to UTC, so ISO strings order as instants do."""
+    sign = -1 if tz[0] == "-" else 1
+    hours, minutes = int(tz[1:3]), int(tz[-2:])
+    if hours > 23 or minutes > 59:
+        return None
+    local = datetime.fromisoformat(stamp)
+    utc = local - sign * timedelta(hours=hours, minutes=minutes)
+    if not 1 <= utc.year <= 9999:
+        return None
+    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _from_epoch(seconds: float) -> str | None:

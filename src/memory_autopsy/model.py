@@ -80,6 +80,11 @@ class Fact(NamedTuple):
     order: int = 0
     qualifier: str = ""
     body: str = ""
+    kind: str = "state"
+    status: str = ""
+    entry: str = ""
+    obs: int = -1
+    end_line: int = 0
 
     def record(self) -> dict[str, Any]:
         """The 12-field canonical record."""
@@ -97,6 +102,27 @@ class Fact(NamedTuple):
             "fidelity": self.fidelity.value,
             "status_verb": self.status_verb,
         }
+
+    def reading(self) -> dict[str, Any]:
+        """The optional fields real memory adds (kind, status, entry, obs), when set."""
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.status:
+            data["status"] = self.status
+        if self.entry:
+            data["entry"] = self.entry
+        if self.obs >= 0:
+            data["obs"] = self.obs
+        return data
+
+    @property
+    def last_line(self) -> int:
+        return max(self.line, self.end_line)
+
+    @property
+    def where(self) -> str:
+        """`path:line`, plus `#obs-N` for one observation of a memory-graph line."""
+        suffix = f"#obs-{self.obs}" if self.obs >= 0 else ""
+        return f"{self.path}:{self.line}{suffix}"
 
     @property
     def active(self) -> bool:
@@ -128,6 +154,7 @@ class Location:
     path: str
     line: int
     fact_id: str = ""
+    obs: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +173,7 @@ class Finding:
     fingerprint: str
     baseline: str | None = None
     extra: tuple[tuple[str, Any], ...] = ()
+    obs: int = -1
 
     def get(self, key: str, default: Any = None) -> Any:
         for name, value in self.extra:

@@ -34,6 +34,8 @@ def fact_finding(
 ) -> Finding:
     spec = BY_ID[rule]
     parts = [fact_key(fact)] + [fact_key(other) for other in related]
+    if fact.obs >= 0:  # a graph line holds many observations: name the one flagged
+        message = f"{message} [obs {fact.obs}: {quote(fact.claim)!r}]"
     return Finding(
         rule=rule,
         severity=spec.severity,
@@ -45,9 +47,10 @@ def fact_finding(
         message=message,
         confidence=round(confidence, 3),
         fact_ids=(fact.id,),
-        related=tuple(Location(o.path, o.line, o.id) for o in related),
+        related=tuple(Location(o.path, o.line, o.id, o.obs) for o in related),
         fingerprint=fingerprint(rule, fact.entity, parts),
         extra=tuple(sorted((extra or {}).items())),
+        obs=fact.obs,
     )
 
 

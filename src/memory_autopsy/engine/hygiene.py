@@ -23,7 +23,7 @@ def bad_input(store: Store) -> Iterator[Finding]:
 
 def per_fact(ctx: Context) -> Iterator[Finding]:
     for fact in ctx.facts:
-        if fact.observed_at is None and fact.source is None:
+        if fact.observed_at is None and fact.source is None and fact.shape != "relation":
             yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
         if fact.valid_to is not None:
             yield fact_finding(

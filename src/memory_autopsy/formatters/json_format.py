@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from memory_autopsy import __version__
-from memory_autopsy.model import Finding, Report
+from memory_autopsy.model import Finding, Location, Report
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
@@ -23,11 +23,20 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "confidence": finding.confidence,
         "fact_ids": list(finding.fact_ids),
-        "related": [{"path": r.path, "line": r.line, "fact_id": r.fact_id} for r in finding.related],
+        "related": [_location(r) for r in finding.related],
         "fingerprint": finding.fingerprint,
     }
+    if finding.obs >= 0:
+        data["obs"] = finding.obs
     if finding.baseline is not None:
         data["baseline"] = finding.baseline
+    return data
+
+
+def _location(where: Location) -> dict[str, Any]:
+    data: dict[str, Any] = {"path": where.path, "line": where.line, "fact_id": where.fact_id}
+    if where.obs >= 0:
+        data["obs"] = where.obs
     return data
 
 

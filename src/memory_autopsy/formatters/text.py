@@ -8,7 +8,7 @@ from memory_autopsy.model import Finding, Report
 
 
 def finding_line(finding: Finding) -> str:
-    where = f"{finding.path}:{finding.line}" if finding.path else "memory-autopsy"
+    where = location_text(finding.path, finding.line, finding.obs) if finding.path else "memory-autopsy"
     confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
     entity = f" {finding.entity}" if finding.entity else ""
     marker = " [new]" if finding.baseline == "new" else ""
@@ -16,6 +16,11 @@ def finding_line(finding: Finding) -> str:
         f"{where}: {finding.severity.value} {finding.rule} L{finding.layer}{confidence}{entity}"
         f" :: {finding.message}{marker}"
     )
+
+
+def location_text(path: str, line: int, obs: int = -1) -> str:
+    """`path:line`, plus `#obs-N` when the location is one observation of a graph line."""
+    return f"{path}:{line}#obs-{obs}" if obs >= 0 else f"{path}:{line}"
 
 
 _HEDGED = frozenset({"likely_conflict", "contradicted_implicit", "near_duplicate", "unresolved_alias"})

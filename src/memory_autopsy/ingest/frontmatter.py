@@ -1,22 +1,45 @@
-"""YAML front matter: only the flat keys that set a file's defaults are read."""
+"""YAML front matter, read with PyYAML's safe loader."""
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
-_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<value>.*?)\s*$")
+MAX_LINES = 500
 
 
-def read_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    """Return (flat scalar keys, index of the first body line)."""
+def read_front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
+    """Return (the front matter mapping, index of the first body line).
+
+    No front matter, or front matter that is not a YAML mapping, gives ({}, 0) when there is
+    no closing fence, and ({}, end) when the block is closed but unreadable: the block is
+    metadata either way, never memory."""
     if not lines or lines[0].strip() != "---":
         return {}, 0
-    meta: dict[str, str] = {}
-    for index in range(1, min(len(lines), 200)):
-        line = lines[index]
-        if line.strip() in ("---", "..."):
-            return meta, index + 1
-        match = _KEY.match(line)
-        if match and not line.startswith((" ", "\t")):
-            meta[match["key"].lower()] = match["value"].strip().strip("\"'")
+    for index in range(1, min(len(lines), MAX_LINES)):
+        if lines[index].strip() in ("---", "..."):
+            return _load("\n".join(lines[1:index])), index + 1
     return {}, 0
+
+
+def _load(text: str) -> dict[str, Any]:
+    import yaml  # only when a file has front matter: keeps the hook's start-up light
+
+    try:
+        data = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k).lower(): v for k, v in data.items()}
+
+
+def scalar(meta: dict[str, Any], *keys: str) -> Any:
+    """The first key present with a non-empty value; nested `metadata:` maps are looked into."""
+    nested = meta.get("metadata")
+    for key in keys:
+        value = meta.get(key)
+        if value in (None, "") and isinstance(nested, dict):
+            value = nested.get(key)
+        if value not in (None, ""):
+            return value
+    return None

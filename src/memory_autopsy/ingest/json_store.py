@@ -7,18 +7,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_autopsy.dates import parse_date
+from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.records import Draft
 from memory_autopsy.model import Declaration, Fidelity, Problem
 
-WRAPPERS = ("facts", "memories", "records", "items", "data", "entries", "observations_list")
+WRAPPERS = ("facts", "memories", "records", "items", "data", "entries", "observations_list", "results")
 ENTITY_KEYS = ("entity", "subject", "name")
 CLAIM_KEYS = ("claim", "fact", "text", "memory", "content")
 SLOT_KEYS = ("slot", "predicate", "attribute")
 VALUE_KEYS = ("value", "object")
+# The latest write dates a record: `updated_at` before `created_at` (mem0 and most stores).
 OBSERVED_KEYS = (
-    "observed_at", "date", "observed", "created_at", "timestamp", "createdAt", "updated_at",
-    "updatedAt", "_savedAt",
+    "observed_at", "date", "observed", "updated_at", "updatedAt", "created_at", "createdAt",
+    "timestamp", "_savedAt",
 )
 
 
@@ -28,25 +29,26 @@ class JsonResult:
     declarations: list[Declaration] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     related: set[str] = field(default_factory=set)
+    references: list[tuple[int, str]] = field(default_factory=list)
 
 
 class _LineFinder:
-    """Maps records of a whole-file JSON document back to approximate line numbers."""
+    """Maps records of a whole-file JSON document back to line numbers, in one forward pass:
+    lines are counted only over the text between the previous match and the next."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.cursor = 0
+        self.line = 1
 
     def line_of(self, needle: str | None) -> int:
         if needle:
             encoded = json.dumps(needle, ensure_ascii=False)[1:-1][:60]
             pos = self.text.find(encoded, self.cursor)
-            if pos < 0:
-                pos = self.text.find(encoded)
             if pos >= 0:
+                self.line += self.text.count("\n", self.cursor, pos)
                 self.cursor = pos + 1
-                return self.text.count("\n", 0, pos) + 1
-        return self.text.count("\n", 0, self.cursor) + 1
+        return self.line
 
 
 def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -> JsonResult:
@@ -117,6 +119,14 @@ def _items(
         return
     if not isinstance(document, dict):
         return
+    if isinstance(document.get("entities"), list) or isinstance(document.get("relations"), list):
+        yield from _graph_document(document, entity_hint, finder, result)
+        return
+    blocks = _memory_blocks(document)
+    if blocks:
+        for block in blocks:
+            yield {"_block": block}, str(block.get("label") or entity_hint), finder.line_of(_needle_of_block(block))
+        return
     for key in WRAPPERS:
         if isinstance(document.get(key), list):
             yield from _items(document[key], entity_hint, finder, result)
@@ -125,6 +135,37 @@ def _items(
         yield document, entity_hint, finder.line_of(_needle(document))
         return
     yield from _entity_map(document, finder, result)
+
+
+def _graph_document(
+    document: dict[str, Any], entity_hint: str, finder: _LineFinder, result: JsonResult
+) -> Iterator[tuple[Any, str, int]]:
+    """The MCP memory server's one-document shape: `{"entities": [...], "relations": [...]}`."""
+    for key in ("entities", "relations"):
+        items = document.get(key)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                yield item, entity_hint, finder.line_of(_text(item.get("name") or item.get("from")) or None)
+
+
+def _memory_blocks(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Letta agent file's memory blocks (top-level `blocks`, or each agent's `memory_blocks`)."""
+    found: list[dict[str, Any]] = []
+    candidates: list[Any] = [document.get("blocks"), document.get("core_memory")]
+    agents = document.get("agents")
+    if isinstance(agents, list):
+        candidates += [a.get("memory_blocks") for a in agents if isinstance(a, dict)]
+    for blocks in candidates:
+        if isinstance(blocks, list):
+            found += [b for b in blocks if isinstance(b, dict) and "label" in b and isinstance(b.get("value"), str)]
+    return found
+
+
+def _needle_of_block(block: dict[str, Any]) -> str:
+    value = str(block.get("value") or "")
+    return value.strip().splitlines()[0] if value.strip() else str(block.get("label"))
 
 
 def _entity_map(
@@ -193,13 +234,14 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
         return
     if not isinstance(item, dict):
         return
-    kind = item.get("type") or item.get("_type")
-    if kind == "relation":
-        for key in ("from", "to"):
-            if isinstance(item.get(key), str):
-                result.related.add(item[key])
+    if "_block" in item and len(item) == 1:
+        _memory_block(item["_block"], entity, path, line, result)
         return
-    if kind == "entity" and "observations" in item:
+    kind = item.get("type") or item.get("_type")
+    if kind == "relation" or (kind is None and "relationType" in item and "from" in item):
+        _relation(item, _text(item.get("from")), path, line, result)
+        return
+    if (kind == "entity" or kind is None) and isinstance(item.get("observations"), list) and "name" in item:
         _graph_node(item, path, line, result)
         return
     draft = _record(item, entity, path, line)
@@ -208,24 +250,62 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
 
 
 def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) -> None:
+    """Every observation of a graph node is its own fact, located by `line` and its index."""
     name = _text(item.get("name"))
     observations = item.get("observations")
     if not name or not isinstance(observations, list):
         return
-    if not observations:
+    nested = item.get("relations")
+    if not observations and not nested:
         result.declarations.append(Declaration(name, path, line, "graph-node", name))
-    node_date = parse_date(_first(item, OBSERVED_KEYS))
-    for observation in observations:
+    named_dates = find_dates(name)  # "Fix_Task_2025-11-10": the node's name dates it
+    node_date = parse_date(_first(item, OBSERVED_KEYS)) or (named_dates[0] if named_dates else None)
+    for index, observation in enumerate(observations):
         if isinstance(observation, dict):
             text = _text(_first(observation, CLAIM_KEYS))
-            stamp = parse_date(_first(observation, OBSERVED_KEYS)) or node_date
+            stamp = parse_date(_first(observation, OBSERVED_KEYS))
         else:
-            text, stamp = _text(observation), node_date
-        if text:
-            result.drafts.append(
-                Draft(entity=name, claim=text, path=path, line=line, fidelity=Fidelity.PARTIAL,
-                      observed_at=stamp, shape="graph")
-            )
+            text, stamp = _text(observation), None
+        if not text:
+            continue
+        if stamp is None:
+            written = find_dates(text[:2000])
+            stamp = written[0] if written else node_date
+        result.drafts.append(
+            Draft(entity=name, claim=text, path=path, line=line, fidelity=Fidelity.PARTIAL,
+                  observed_at=stamp, shape="graph", obs=index, named=True)
+        )
+    if isinstance(nested, list):  # relations kept inside the node: `{relationType, to}`
+        for relation in nested:
+            if isinstance(relation, dict):
+                _relation(relation, name, path, line, result)
+
+
+def _relation(item: dict[str, Any], source: str, path: str, line: int, result: JsonResult) -> None:
+    """`{from, to, relationType}` is a fact about `from` ("billing uses ledger-db")."""
+    target, verb = _text(item.get("to")), _text(item.get("relationType") or item.get("type"))
+    for name in (source, target):
+        if name:
+            result.related.add(name)
+    if not (source and target and verb):
+        return
+    result.drafts.append(
+        Draft(entity=source, claim=f"{source} {verb.replace('_', ' ')} {target}", path=path,
+              line=line, fidelity=Fidelity.PARTIAL, body=f"{verb.replace('_', ' ')} {target}",
+              observed_at=parse_date(_first(item, OBSERVED_KEYS)), shape="relation", named=True)
+    )
+
+
+def _memory_block(block: dict[str, Any], label: str, path: str, line: int, result: JsonResult) -> None:
+    """A Letta memory block: its value is read as markdown, every fact at the block's line,
+    numbered by its line inside the block."""
+    from memory_autopsy.ingest.markdown import parse_markdown
+
+    parsed = parse_markdown(str(block["value"]), path, label)
+    for draft in parsed.drafts:
+        draft.obs, draft.line, draft.end_line = draft.line - 1, line, 0
+        draft.shape = "json"
+        result.drafts.append(draft)
 
 
 _CANONICAL = frozenset(

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_autopsy.ingest.aliases import resolve_entities
+from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
+from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
-from memory_autopsy.ingest.records import finish
-from memory_autopsy.model import Declaration, Fact, Problem, Store
+from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
-MEMORY_SUFFIXES = (".md", ".markdown", ".json", ".jsonl")
 MAX_BYTES = 1024 * 1024 * 1024
 
 
@@ -41,8 +42,8 @@ def expand(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
         if path.is_dir():
             found = sorted(
                 p for p in path.rglob("*")
-                if p.suffix.lower() in MEMORY_SUFFIXES and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                if is_memory_file(p.name) and p.is_file()
+                and not any(hidden_folder(part) for part in p.relative_to(path).parts[:-1])
             )
             files.extend(display_path(p) for p in found)
         elif path.is_file():
@@ -75,8 +76,8 @@ def load_sources(
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,
     problems: Sequence[Problem] = (),
 ) -> Store:
-    """Parse sources one at a time (a source's bytes and drafts are dropped before the next)."""
-    facts: list[Fact] = []
+    """Parse sources one at a time (a source's bytes are dropped before the next)."""
+    drafts: list[Draft] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
     related: set[str] = set()
@@ -84,12 +85,16 @@ def load_sources(
     for source in sources:
         paths.append(source.path)
         result = parse_source(source)
-        base = len(facts)
-        facts.extend([finish(d, vocabulary, base + i) for i, d in enumerate(result.drafts)])
+        if not result.drafts and not result.problems and not result.declarations:
+            all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
+        drafts.extend(result.drafts)
         declarations.extend(result.declarations)
         all_problems.extend(result.problems)
         related.update(result.related)
         del result
+    settle_labels(drafts, declarations, vocabulary)
+    facts = [finish(d, vocabulary, i) for i, d in enumerate(drafts)]
+    del drafts
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
     return Store(
         facts=tuple(facts),
@@ -116,6 +121,13 @@ def decode(source: Source) -> str | Problem:
         return Problem(source.path, 1, f"not UTF-8 (invalid byte at offset {error.start}, line {line})")
 
 
+def _why_empty(source: Source) -> str:
+    dialect = detect(source.path, source.data[:4096])
+    if dialect.reader == "json":
+        return f"read as {dialect.system}: no claim, observation or memory block in it"
+    return f"read as {dialect.system}: no list item, table row, record or sentence holds a claim"
+
+
 def parse_source(source: Source) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
     if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -127,7 +139,7 @@ def parse_source(source: Source) -> JsonResult:
         return JsonResult(problems=[Problem(source.path, 1, "empty file")])
     stem = Path(source.path).stem
     suffix = Path(source.path).suffix.lower()
-    if suffix in (".md", ".markdown"):
+    if suffix in (".md", ".markdown", ".mdc"):
         return _markdown(text, source.path, stem)
     if suffix == ".jsonl":
         lines = text.splitlines()
@@ -162,7 +174,7 @@ def _unusable(source: Source) -> Problem | None:
 
 def _markdown(text: str, path: str, stem: str) -> JsonResult:
     parsed = parse_markdown(text, path, stem)
-    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems)
+    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
 def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonResult:

@@ -1,11 +1,19 @@
-"""Markdown memory files: explicit records, entity claims, section and dated blocks, bullets."""
+"""Markdown memory: explicit records, entity claims, sections and dated entries, list items
+with their continuation lines and nesting, tables, checkbox and status markers, prose.
+
+Dates are settled after the whole file is read, so a `**Last Updated**:` line at the end of
+a section still dates the section, and an entry dated by its first stamped line dates its
+undated lines too. Precedence: the line's own date, the innermost dated section, the entry,
+a date written in the claim's prose, the file (front matter, a file-level date line, a dated
+file name)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from memory_autopsy.dates import parse_date
+from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
     EXPLICIT,
@@ -15,26 +23,50 @@ from memory_autopsy.ingest.annotations import (
     split_aliases,
     strip_emphasis,
 )
-from memory_autopsy.ingest.frontmatter import read_front_matter
+from memory_autopsy.ingest.blocks import Block, iter_blocks
+from memory_autopsy.ingest.frontmatter import read_front_matter, scalar
+from memory_autopsy.ingest.reading import (
+    cell_status,
+    date_label,
+    heading_parts,
+    kind_of,
+    label_prefix,
+    status_of,
+)
 from memory_autopsy.ingest.records import Draft
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 
-_HEADING = re.compile(r"^(?P<marks>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING_DATE = re.compile(r"^(?P<name>.*?)\s*\((?P<date>[^()]*)\)\s*$")
-_ENTITY_PREFIX = re.compile(r"^(?P<entity>[^:]{1,60}?)\s*:\s+(?P<claim>\S.*)$")
-_SUPPRESS = re.compile(r"<!--\s*memory-autopsy\s*:\s*ignore(?P<rules>[^>]*?)-->", re.I)
-_COMMENT = re.compile(r"<!--.*?-->")
+_REFERENCE = re.compile(r"\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
+_STAMPED = re.compile(r"\s*[\[(]?\d{4}-\d{2}-\d{2}")
+_EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
+_FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
+                   "timestamp", "created", "created_at")
 
 
 @dataclass
 class _Section:
     level: int
+    name: str
     entity: str | None
-    date: str | None
+    date: str
+    status: str | None  # the status a generic heading gives; None for a named heading
+    guideline: bool
+    ident: str
     line: int
     has_content: bool = False
+
+
+@dataclass
+class _Pending:
+    """A draft and what its date will be settled from."""
+
+    draft: Draft
+    line_date: str | None
+    stamp: str | None
+    sections: tuple[str, ...]
+    entry: str
+    prose_date: str | None
 
 
 @dataclass
@@ -42,78 +74,74 @@ class MarkdownResult:
     drafts: list[Draft] = field(default_factory=list)
     declarations: list[Declaration] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    references: list[tuple[int, str]] = field(default_factory=list)
 
 
-def parse_markdown(text: str, path: str, default_entity: str) -> MarkdownResult:
+def parse_markdown(
+    text: str, path: str, default_entity: str, lexicon: Lexicon | None = None
+) -> MarkdownResult:
     lines = text.splitlines()
     meta, start = read_front_matter(lines)
-    parser = _Parser(path, meta, default_entity)
-    parser.run(lines, start)
-    return parser.result
+    parser = _Parser(path, meta, default_entity, lexicon or default_lexicon())
+    for block in iter_blocks(lines, start):
+        parser.block(block)
+    return parser.finish()
 
 
 class _Parser:
-    def __init__(self, path: str, meta: dict[str, str], default_entity: str) -> None:
+    def __init__(self, path: str, meta: dict[str, Any], default_entity: str, lexicon: Lexicon) -> None:
         self.path = path
+        self.lexicon = lexicon
         self.result = MarkdownResult()
-        self.file_date = next(
-            (parse_date(meta[k]) for k in ("date", "updated", "created", "timestamp") if k in meta),
-            None,
-        )
-        self.file_source = meta.get("source") or None
-        named = meta.get("entity") or meta.get("name")
+        self.file_date = parse_date(scalar(meta, *_FILE_DATE_KEYS)) or parse_date(default_entity)
+        source = scalar(meta, "source")
+        self.file_source = str(source).strip() if isinstance(source, (str, int)) and str(source).strip() else None
+        named = scalar(meta, "entity", "name")
+        named = str(named).strip() if isinstance(named, (str, int)) else ""
         self.file_entity = named or default_entity
         self.file_fidelity = Fidelity.PARTIAL if named else Fidelity.RESIDUAL
+        self.file_named = bool(named)
+        self.guideline_file = str(scalar(meta, "type") or "").casefold() in ("feedback", "rule", "rules")
         self.stack: list[_Section] = []
-        self.pending_suppress: tuple[str, ...] = ()
+        self.entry = f"{path}:0"
+        self.parents: list[tuple[int, str, str]] = []  # (indent, intro text, status)
+        self.pending: list[_Pending] = []
+        self.section_dates: dict[str, str] = {}
+        self.entry_dates: dict[str, tuple[str, str]] = {}  # entry -> (date, section dated in)
+        self.stamp: str | None = None  # a standalone `[DATE] - title` line dates what follows it
 
-    def run(self, lines: list[str], start: int) -> None:
-        in_fence = False
-        for index in range(start, len(lines)):
-            raw = lines[index]
-            if _FENCE.match(raw):
-                in_fence = not in_fence
-                self._mark_content()
-                continue
-            if in_fence:
-                continue
-            self._line(raw, index + 1)
-        self._close_sections(0)
+    # --- structure -------------------------------------------------------------------
 
-    def _line(self, raw: str, number: int) -> None:
-        suppress = _suppressions(raw)
-        text = _COMMENT.sub("", raw).rstrip()
-        if not text.strip():
-            if suppress:
-                self.pending_suppress = suppress
-            return
-        suppress = suppress + self.pending_suppress
-        self.pending_suppress = ()
-        heading = _HEADING.match(text)
-        if heading:
-            self._heading(len(heading["marks"]), heading["text"], number)
-            return
-        self._mark_content()
-        bullet = _BULLET.match(text)
-        body = strip_emphasis(bullet["text"] if bullet else text.strip())
-        if body:
-            self._claim(body, number, is_bullet=bool(bullet), suppress=suppress)
+    def block(self, block: Block) -> None:
+        if block.kind == "heading":
+            self._heading(block)
+        elif block.kind == "break":
+            self.entry = f"{self.path}:{block.line}"
+            self.parents = []
+            self.stamp = None
+        elif block.kind == "code":
+            self._mark_content()
+        elif block.kind == "row":
+            self._mark_content()
+            self._row(block)
+        else:
+            self._mark_content()
+            self._text(block)
 
-    def _mark_content(self) -> None:
-        if self.stack:
-            self.stack[-1].has_content = True
-
-    def _heading(self, level: int, text: str, number: int) -> None:
-        self._close_sections(level)
-        name = strip_emphasis(text)
-        date = parse_date(name)
-        entity: str | None = None
-        if date is None:
-            dated = _HEADING_DATE.match(name)
-            if dated and parse_date(dated["date"]):
-                name, date = dated["name"].strip(), parse_date(dated["date"])
-            entity = name if level >= 2 and name else None
-        self.stack.append(_Section(level, entity, date, number))
+    def _heading(self, block: Block) -> None:
+        self._close_sections(block.level)
+        self.parents = []
+        name, kind, date, named = heading_parts(block.text, self.lexicon)
+        entity = name if named and block.level >= 2 else None
+        ident = f"{self.path}:{block.line}"
+        if kind != "" or date:  # a neutral heading (Rationale, Details) continues its entry
+            self.entry = ident
+        guideline = kind == "" and name.casefold() in self.lexicon.guideline_sections
+        self.stack.append(_Section(block.level, name, entity, date, kind, guideline, ident, block.line))
+        if date:
+            self.section_dates[ident] = date
+            if self.entry == ident:
+                self.entry_dates.setdefault(ident, (date, ident))
 
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
@@ -125,81 +153,195 @@ class _Parser:
             if self.stack and section.has_content:
                 self.stack[-1].has_content = True
 
+    def _mark_content(self) -> None:
+        if self.stack:
+            self.stack[-1].has_content = True
+
     @property
-    def _context_entity(self) -> str | None:
+    def _entity(self) -> str | None:
         return next((s.entity for s in reversed(self.stack) if s.entity), None)
 
     @property
-    def _context_date(self) -> str | None:
-        return next((s.date for s in reversed(self.stack) if s.date), None) or self.file_date
+    def _section_status(self) -> str:
+        return next((s.status for s in reversed(self.stack) if s.status), "")
 
-    def _claim(self, body: str, number: int, *, is_bullet: bool, suppress: tuple[str, ...]) -> None:
-        draft = self._explicit(body, number) or self._prose(body, number, is_bullet=is_bullet)
+    @property
+    def _guideline_section(self) -> bool:
+        return self.guideline_file or any(s.guideline for s in self.stack)
+
+    # --- claims ----------------------------------------------------------------------
+
+    def _text(self, block: Block) -> None:
+        body = strip_emphasis(block.text)
+        if not body or not any(ch.isalnum() for ch in body):
+            return
+        dated = date_label(block.text, self.lexicon)
+        if dated is not None:
+            self._date_line(dated)
+            return
+        if block.kind == "item" and _REFERENCE.match(block.text):
+            self.result.references.append((block.line, block.text))
+            return
+        if block.kind == "sentence" and len(body.split()) < self.lexicon.sentence_min_words:
+            if not self.stack and self.file_date is None and (found := find_dates(body)):
+                self.file_date = found[0]  # "2025-04-01 17:54:42 - Log of updates made."
+            return
+        nested, intro_status = self._nest(block, body)
+        if nested is None:
+            return
+        status = status_of(block.text, self.lexicon, block.check) or intro_status
+        draft = self._explicit(nested, block.line) or self._prose(nested, block)
         if draft is None:
             return
-        draft.suppress = suppress
-        self.result.drafts.append(draft)
+        self._finish(draft, block, status)
+
+    def _nest(self, block: Block, body: str) -> tuple[str | None, str]:
+        """Nested items keep their parent's context: "Removed:" applies to its children."""
+        if block.kind != "item":
+            self.parents = []
+            return body, ""
+        while self.parents and self.parents[-1][0] >= block.indent:
+            self.parents.pop()
+        intro = next((p for p in reversed(self.parents) if p[1]), None)
+        if body.rstrip().endswith((":", "：")) and len(body) <= 120:
+            status = status_of(block.text, self.lexicon, block.check)
+            self.parents.append((block.indent, body.rstrip(" :："), status))
+            return None, ""
+        self.parents.append((block.indent, "", ""))
+        if intro is None:
+            return body, ""
+        return f"{intro[1]}: {body}", intro[2]
+
+    def _date_line(self, dated: str) -> None:
+        section = next((s for s in reversed(self.stack) if s.level >= 2), None)
+        if section is None:
+            self.file_date = self.file_date or dated
+        else:
+            self.section_dates.setdefault(section.ident, dated)
 
     def _explicit(self, body: str, number: int) -> Draft | None:
         match = EXPLICIT.match(body)
         entity = match["entity"].strip() if match else None
         if match is None:
             match = BARE_SLOT.match(body)
-            entity = self._context_entity
+            entity = self._entity
             if match is None or entity is None:
                 return None
         assert entity is not None
         notes = read_rest(match["rest"])
-        self._report_bad_dates(notes, number)
+        for item in notes.bad_dates:
+            self.result.problems.append(Problem(self.path, number, f"unreadable date {item!r}"))
         claim = f'{entity}: {match["slot"].strip()} = "{match["value"].strip()}"'
         draft = Draft(
             entity=entity, claim=claim, path=self.path, line=number, fidelity=Fidelity.FULL,
             slot=match["slot"].strip(), value=match["value"].strip(), body=claim,
-            aliases=split_aliases(match.groupdict().get("aka")),
+            aliases=split_aliases(match.groupdict().get("aka")), named=True,
         )
-        return self._annotate(draft, notes)
+        self._annotate(draft, notes)
+        return draft
 
-    def _prose(self, body: str, number: int, *, is_bullet: bool) -> Draft | None:
-        """Bullets are claims; an unbulleted line only as `entity: claim` with a date or source."""
+    def _prose(self, body: str, block: Block) -> Draft | None:
         claim, notes = read_prose(body)
-        if not claim:
+        if not claim or not any(ch.isalnum() for ch in claim):
             return None
-        entity, fidelity, rest = self._context_entity, Fidelity.PARTIAL, claim
-        prefix = _ENTITY_PREFIX.match(claim)
-        named = prefix is not None and _looks_like_entity(prefix["entity"])
-        if not is_bullet and not (named and (notes.observed_at or notes.source)):
-            return None
-        if entity is None or not is_bullet:
-            if prefix is not None and named:
-                entity, rest = prefix["entity"].strip(), prefix["claim"].strip()
-            else:
-                entity, fidelity = self.file_entity, self.file_fidelity
+        entity = self._entity
         draft = Draft(
-            entity=entity, claim=claim, path=self.path, line=number, fidelity=fidelity, body=rest
+            entity=entity or self.file_entity, claim=claim, path=self.path, line=block.line,
+            fidelity=Fidelity.PARTIAL if entity else self.file_fidelity, body=claim,
+            named=bool(entity) or self.file_named,
         )
-        return self._annotate(draft, notes)
+        prefix = label_prefix(claim)
+        if prefix is not None:
+            draft.label, draft.label_rest = prefix
+            draft.annotated = bool(notes.observed_at or notes.source)
+        self._annotate(draft, notes)
+        return draft
 
-    def _annotate(self, draft: Draft, notes: Annotations) -> Draft:
-        draft.observed_at = notes.observed_at or self._context_date
+    def _row(self, block: Block) -> None:
+        cells = [strip_emphasis(c) for c in block.cells]
+        if not any(cells) or not block.header:
+            if any(len(c) > 1 for c in cells) and block.header == ():
+                self._text(Block("sentence", " | ".join(c for c in cells if c), block.line, block.end))
+            return
+        header = [strip_emphasis(h) for h in block.header]
+        first, rest = cells[0], list(zip(header[1:], cells[1:]))
+        row_date = parse_date(first)
+        status = ""
+        for name, cell in rest:
+            if name.casefold() in self.lexicon.status_columns:
+                status = status or cell_status(cell, self.lexicon)
+        entity = self._entity or self.file_entity
+        subject = entity if row_date else first
+        if not subject or subject.casefold() in _EMPTY_CELL:
+            return
+        for name, cell in rest:
+            if cell.casefold() in _EMPTY_CELL or not name:
+                continue
+            claim = f"{subject}: {name}: {cell}" if not row_date else f"{name}: {cell}"
+            draft = Draft(
+                entity=subject, claim=claim, path=self.path, line=block.line,
+                fidelity=Fidelity.PARTIAL, body=f"{name}: {cell}", named=True,
+                slot=name.casefold(), value=cell, shape="table",
+            )
+            draft.observed_at = row_date
+            self._finish(draft, block, status, line_date=row_date)
+
+    def _annotate(self, draft: Draft, notes: Annotations) -> None:
+        draft.observed_at = notes.observed_at
         draft.valid_from, draft.valid_to = notes.valid_from, notes.valid_to
         draft.source = notes.source or self.file_source
         draft.source_class = notes.source_class
-        return draft
 
-    def _report_bad_dates(self, notes: Annotations, number: int) -> None:
-        for item in notes.bad_dates:
-            self.result.problems.append(Problem(self.path, number, f"unreadable date {item!r}"))
+    def _finish(self, draft: Draft, block: Block, status: str, line_date: str | None = None) -> None:
+        section_status = self._section_status
+        draft.status = status or (section_status if section_status in _STATUSES else "")
+        for text in (draft.claim, draft.label_rest):  # "Removed: x" is an event, "db: Use x" a guideline
+            draft.kind = kind_of(
+                text, self.lexicon, status=status,
+                section_status=section_status, guideline_section=self._guideline_section,
+            )
+            if draft.kind != "state" or not draft.label_rest:
+                break
+        if draft.kind in ("guideline", "state"):
+            draft.status = status
+        draft.suppress = block.suppress
+        draft.end_line = block.end
+        draft.entry = self.entry
+        line_date = line_date or draft.observed_at
+        prose = find_dates(draft.claim) if line_date is None else []
+        self.pending.append(_Pending(
+            draft, line_date, self.stamp, tuple(s.ident for s in reversed(self.stack)), self.entry,
+            prose[0] if prose else None,
+        ))
+        if line_date and block.kind == "line" and _STAMPED.match(block.text):
+            self.stamp = line_date
+            if self.file_date is None and not any(s.level >= 2 for s in self.stack):
+                self.file_date = line_date  # "2025-04-01 17:54:42 - Log of updates made." at the top
+        if line_date:
+            self.entry_dates.setdefault(self.entry, (line_date, self.stack[-1].ident if self.stack else ""))
+
+    def _entry_date(self, item: _Pending) -> str | None:
+        """An entry's first stamp dates its other sections (the Rationale of a dated Decision),
+        never the undated siblings of the stamped line: those stay undated."""
+        dated = self.entry_dates.get(item.entry)
+        own = item.sections[0] if item.sections else ""
+        return dated[0] if dated is not None and dated[1] != own else None
+
+    def finish(self) -> MarkdownResult:
+        self._close_sections(0)
+        for item in self.pending:
+            item.draft.observed_at = (
+                item.line_date
+                or next((self.section_dates[s] for s in item.sections if s in self.section_dates), None)
+                or item.stamp
+                or self._entry_date(item)
+                or item.prose_date
+                or self.file_date
+            )
+            self.result.drafts.append(item.draft)
+        self.pending = []
+        return self.result
 
 
-def _looks_like_entity(text: str) -> bool:
-    words = text.split()
-    return 0 < len(words) <= 4 and not any(ch in text for ch in "/\\[]{}<>|") and "http" not in text
-
-
-def _suppressions(raw: str) -> tuple[str, ...]:
-    rules: list[str] = []
-    for match in _SUPPRESS.finditer(raw):
-        names = [r.strip() for r in re.split(r"[,\s]+", match["rules"]) if r.strip()]
-        rules.extend(names or ["*"])
-    return tuple(rules)
+_STATUSES = ("done", "pending", "in_progress", "blocked")
 

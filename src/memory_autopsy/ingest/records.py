@@ -35,6 +35,15 @@ class Draft:
     given_id: str | None = None
     shape: str = "markdown"
     suppress: tuple[str, ...] = ()
+    kind: str = "state"
+    status: str = ""
+    entry: str = ""
+    obs: int = -1
+    end_line: int = 0
+    label: str = ""  # a `Label: text` prefix that may name the entity (settled store-wide)
+    label_rest: str = ""
+    annotated: bool = False  # the line carries its own date or source
+    named: bool = False  # the entity was written (heading, front matter, record), not inferred
 
 
 _CLASSES = {name: name for name in SOURCE_CLASSES}
@@ -51,7 +60,7 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
     """Fill derived fields (prose slot, status verb, id) and freeze."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
-    if not slot and draft.fidelity is not Fidelity.FULL:
+    if not slot and draft.fidelity is not Fidelity.FULL and draft.shape != "relation":
         proven = anchor_slot(body, vocabulary)
         if proven is not None:
             slot, value, qualifier = proven
@@ -92,4 +101,9 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
         suppress=draft.suppress,
         order=order,
         qualifier=qualifier,
+        kind=draft.kind,
+        status=draft.status,
+        entry=draft.entry,
+        obs=draft.obs,
+        end_line=draft.end_line if draft.end_line > draft.line else 0,
     )

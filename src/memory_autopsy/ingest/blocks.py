@@ -1,0 +1,246 @@
+"""Markdown structure, shared by every markdown dialect: headings, thematic breaks, list items
+with their continuation lines, table rows and paragraph sentences, with code fences and HTML
+comments left out. Every pattern here is anchored and linear in the line's length."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_ITEM = re.compile(r"([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
+_CHECK = re.compile(r"\[([ xXpP~/-])\][ \t]*")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
+# A line that stands alone even inside a paragraph: a record (`x: slot = "v"`) or a stamped entry.
+_OWN_LINE = re.compile(r"[^:=\"\n]{1,80}:[ \t]*[A-Za-z_][\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]]")
+_SUPPRESS = re.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str  # heading | break | code | item | row | sentence | line
+    text: str
+    line: int
+    end: int
+    level: int = 0  # heading level
+    indent: int = 0  # item indent (columns)
+    check: str | None = None  # the checkbox character of `- [x] …`
+    cells: tuple[str, ...] = ()
+    header: tuple[str, ...] = ()
+    suppress: tuple[str, ...] = ()
+
+
+class _Comments:
+    """Strips HTML comments, which may span lines, and collects suppression comments."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def strip(self, raw: str) -> tuple[str, tuple[str, ...]]:
+        if "<!--" not in raw and not self.open:
+            return raw, ()
+        kept: list[str] = []
+        rules: list[str] = []
+        pos = 0
+        while pos <= len(raw):
+            if self.open:
+                close = raw.find("-->", pos)
+                body = raw[pos:] if close < 0 else raw[pos:close]
+                rules.extend(_rules(body))
+                if close < 0:
+                    return "".join(kept), tuple(rules)
+                self.open, pos = False, close + 3
+                continue
+            start = raw.find("<!--", pos)
+            if start < 0:
+                kept.append(raw[pos:])
+                break
+            kept.append(raw[pos:start])
+            self.open, pos = True, start + 4
+        return "".join(kept), tuple(rules)
+
+
+def _rules(comment: str) -> list[str]:
+    match = _SUPPRESS.search(comment)
+    if match is None:
+        return []
+    names = [r.strip() for r in re.split(r"[,\s]+", match["rules"]) if r.strip()]
+    return names or ["*"]
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.item: Block | None = None
+        self.item_blank = False
+        self.para: list[tuple[int, str]] = []
+        self.header: tuple[str, ...] = ()
+        self.table_head: tuple[int, tuple[str, ...]] | None = None
+        self.suppress: tuple[str, ...] = ()
+
+    def flush(self) -> Iterator[Block]:
+        if self.item is not None:
+            yield self.item
+            self.item = None
+        if self.table_head is not None:
+            line, cells = self.table_head
+            yield Block("row", " | ".join(cells), line, line, cells=cells)
+            self.table_head = None
+        if self.para:
+            yield from _sentences(self.para, self.suppress)
+            self.para = []
+            self.suppress = ()
+
+
+def iter_blocks(lines: list[str], start: int = 0) -> Iterator[Block]:
+    """The blocks of a markdown body (lines[start:]), in order."""
+    build = _Builder()
+    comments = _Comments()
+    fence: str | None = None
+    pending: tuple[str, ...] = ()
+    for index in range(start, len(lines)):
+        number = index + 1
+        raw = lines[index]
+        if fence is not None:
+            if raw.strip().startswith(fence):
+                fence = None
+            continue
+        opened = _FENCE.match(raw)
+        if opened and not comments.open:
+            yield from build.flush()
+            fence = opened.group(1)[0] * 3
+            yield Block("code", "", number, number)  # content for its section, never a claim
+            continue
+        text, rules = comments.strip(raw)
+        text = text.rstrip()
+        if not text.strip():
+            pending = pending + rules
+            if build.item is not None:
+                build.item_blank = True
+            if build.para or build.table_head is not None:
+                yield from build.flush()
+            build.header = ()
+            continue
+        rules, pending = rules + pending, ()
+        yield from _line(build, text, number, rules)
+    yield from build.flush()
+
+
+def _line(build: _Builder, text: str, number: int, rules: tuple[str, ...]) -> Iterator[Block]:
+    heading = _HEADING.match(text)
+    if heading:
+        yield from build.flush()
+        title = text[heading.end() :].strip().rstrip("#").strip()
+        yield Block("heading", title, number, number, level=len(heading.group(1)), suppress=rules)
+        return
+    if len(build.para) == 1 and build.item is None and _SETEXT.fullmatch(text):
+        line, title = build.para[0]
+        build.para = []
+        level = 1 if text.strip().startswith("=") else 2
+        yield Block("heading", title.strip(), line, number, level=level, suppress=rules)
+        return
+    if _BREAK.fullmatch(text):
+        yield from build.flush()
+        yield Block("break", "", number, number)
+        return
+    stripped = text.strip()
+    if stripped.startswith("|") and stripped.count("|") >= 2:
+        yield from _table_line(build, stripped, number, rules)
+        return
+    item = _ITEM.match(text)
+    if item:
+        yield from build.flush()
+        indent = len(item.group(1).expandtabs(4))
+        body = text[item.end() :]
+        check = _CHECK.match(body)
+        if check:
+            body = body[check.end() :]
+        build.item = Block("item", body.strip(), number, number, indent=indent,
+                           check=check.group(1) if check else None, suppress=rules)
+        build.item_blank = False
+        return
+    if _OWN_LINE.match(stripped):
+        yield from build.flush()
+        yield Block("line", stripped, number, number, suppress=rules)
+        return
+    if build.item is not None:
+        own_indent = len(text) - len(text.lstrip())
+        if not build.item_blank or own_indent > build.item.indent:
+            build.item.text = f"{build.item.text} {stripped}".strip()
+            build.item.end = number
+            build.item.suppress += rules
+            return
+        yield from build.flush()
+    if build.table_head is not None:
+        yield from build.flush()
+    build.para.append((number, stripped))
+    build.suppress += rules
+
+
+def _table_line(build: _Builder, stripped: str, number: int, rules: tuple[str, ...]) -> Iterator[Block]:
+    if build.item is not None or build.para:
+        yield from build.flush()
+    if _TABLE_RULE.fullmatch(stripped):
+        if build.table_head is not None:
+            build.header = build.table_head[1]
+            build.table_head = None
+        return
+    cells = _cells(stripped)
+    if not build.header and build.table_head is None:
+        build.table_head = (number, cells)  # a header only if a rule line follows
+        return
+    if build.table_head is not None:
+        yield from build.flush()
+    yield Block("row", " | ".join(cells), number, number, cells=cells, header=build.header,
+                suppress=rules)
+
+
+def _cells(row: str) -> tuple[str, ...]:
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return tuple(cell.strip() for cell in re.split(r"(?<!\\)\|", inner))
+
+
+def _sentences(para: list[tuple[int, str]], rules: tuple[str, ...]) -> Iterator[Block]:
+    """A paragraph read sentence by sentence; each sentence keeps the line it starts on."""
+    starts: list[tuple[int, int]] = []  # (offset in the joined text, line number)
+    joined = ""
+    for line, text in para:
+        starts.append((len(joined), line))
+        joined = f"{joined} {text}" if joined else text
+    last = para[-1][0]
+    pos = 0
+    cursor = 0
+    for cut in _cuts(joined):
+        sentence = joined[pos:cut].strip()
+        if sentence:
+            while cursor + 1 < len(starts) and starts[cursor + 1][0] <= pos:
+                cursor += 1
+            first = starts[cursor][1]
+            end_cursor = cursor
+            while end_cursor + 1 < len(starts) and starts[end_cursor + 1][0] < cut:
+                end_cursor += 1
+            yield Block("sentence", sentence, first, min(starts[end_cursor][1], last), suppress=rules)
+        pos = cut
+
+
+_ABBREVIATIONS = frozenset("e.g. i.e. etc. vs. approx. incl. e.g., i.e., cf. no. nr. fig. mr. mrs. dr. st. v.".split())
+
+
+def _cuts(joined: str) -> list[int]:
+    """Sentence ends, past abbreviations and code spans ("e.g. `?? "?"`" ends no sentence)."""
+    ticks = [i for i, ch in enumerate(joined) if ch == "`"]
+    cuts = []
+    for match in _SENTENCE_END.finditer(joined):
+        if bisect_left(ticks, match.start()) % 2:
+            continue
+        before = joined[max(0, match.start() - 8) : match.start()].rsplit(" ", 1)[-1].casefold()
+        if before not in _ABBREVIATIONS:
+            cuts.append(match.end())
+    return cuts + [len(joined)]

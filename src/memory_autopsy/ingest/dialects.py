@@ -1,0 +1,111 @@
+"""The memory systems the tool reads, recognised by path and content (the README's table).
+
+Every dialect is read by one of two readers: the shared markdown structure reader or the
+JSON reader; a dialect only decides which, and names the file in the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    name: str
+    system: str
+    reader: str  # "markdown" | "json" | "jsonl"
+    where: str
+    reads: str
+
+
+DIALECTS: tuple[Dialect, ...] = (
+    Dialect("claude-code", "Claude Code", "markdown",
+            "`CLAUDE.md`, `.claude/**/memory/MEMORY.md` and topic files",
+            "front matter (`name`, `description`, `type`); index link lines are references, not facts"),
+    Dialect("memory-bank", "Cline / Roo memory bank", "markdown",
+            "`memory-bank/*.md` (`activeContext`, `progress`, `decisionLog`, …)",
+            "`[YYYY-MM-DD HH:MM:SS]` entries, checkboxes, section kinds, `---` entries"),
+    Dialect("serena", "Serena", "markdown", "`.serena/memories/**/*.md`", "front matter, sections"),
+    Dialect("cursor-rules", "Cursor rules", "markdown", "`.cursor/rules/*.mdc`",
+            "front matter (`description`, `globs`, `alwaysApply`), rule bullets as guidelines"),
+    Dialect("gemini", "Gemini CLI", "markdown", "`GEMINI.md`", "`## Gemini Added Memories` bullets"),
+    Dialect("agents-md", "AGENTS.md notes", "markdown", "`AGENTS.md`", "sections, bullets, prose"),
+    Dialect("daily-log", "Dated daily logs (OpenClaw and others)", "markdown",
+            "`memory/YYYY-MM-DD.md`", "the file name dates every line"),
+    Dialect("mcp-graph", "MCP memory server", "json",
+            "`memory.jsonl`, `memory.json` (`{entities, relations}`)",
+            "each observation is a fact (`path:line#obs-N`), relations are facts"),
+    Dialect("mem0", "mem0 export", "json", "`*.json` with `memory`, `created_at`, `updated_at`",
+            "`updated_at` over `created_at`, `metadata`"),
+    Dialect("letta", "Letta agent file", "json", "`*.af`", "the memory blocks (`label`, `value`)"),
+    Dialect("markdown", "Plain markdown notes", "markdown", "`*.md`, `*.markdown`",
+            "explicit records, entity claims, sections, bullets"),
+    Dialect("json", "JSON / JSONL fact stores", "json", "`*.json`, `*.jsonl`",
+            "flexible keys, wrappers, entity maps, canonical records"),
+)
+BY_NAME = {d.name: d for d in DIALECTS}
+
+KNOWN_NAMES = frozenset({
+    "claude.md", "claude.local.md", "memory.md", "gemini.md", "agents.md", "memory.jsonl",
+    "memory.json", "activecontext.md", "progress.md", "productcontext.md", "systempatterns.md",
+    "techcontext.md", "decisionlog.md", "projectbrief.md", ".clinerules", ".windsurfrules",
+    ".cursorrules",
+})
+MEMORY_SUFFIXES = (".md", ".markdown", ".mdc", ".json", ".jsonl", ".af")
+# Dot-folders that hold agent memory; every other dot-folder is skipped in a folder walk.
+MEMORY_DOT_FOLDERS = frozenset({
+    ".claude", ".serena", ".cursor", ".roo", ".cline", ".clinerules", ".gemini", ".windsurf",
+    ".kilocode", ".memory", ".memory-bank", ".remember", ".mem0", ".letta", ".agents", ".kiro",
+})
+
+
+def hidden_folder(name: str) -> bool:
+    """A dot-folder a folder walk skips (`.git`, `.venv`), unlike the memory dot-folders."""
+    return name.startswith(".") and name.lower() not in MEMORY_DOT_FOLDERS
+
+
+def is_memory_file(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.endswith(MEMORY_SUFFIXES) or lowered in KNOWN_NAMES
+
+
+def detect(path: str, head: bytes = b"") -> Dialect:
+    """The dialect of one file, from its path and the first bytes of its content."""
+    pure = PurePosixPath(path.replace("\\", "/").lower())
+    parts, name, suffix = pure.parts, pure.name, pure.suffix
+    if suffix == ".af":
+        return BY_NAME["letta"]
+    if suffix == ".mdc" or name in (".cursorrules",):
+        return BY_NAME["cursor-rules"]
+    if ".serena" in parts:
+        return BY_NAME["serena"]
+    if name in ("claude.md", "claude.local.md") or ".claude" in parts:
+        return BY_NAME["claude-code"]
+    if name == "gemini.md":
+        return BY_NAME["gemini"]
+    if name == "agents.md":
+        return BY_NAME["agents-md"]
+    if any(p in ("memory-bank", ".memory-bank") for p in parts) or name in KNOWN_NAMES - {
+        "memory.md", "memory.jsonl", "memory.json"
+    }:
+        return BY_NAME["memory-bank"] if suffix == ".md" else BY_NAME["markdown"]
+    if suffix in (".json", ".jsonl"):
+        return _json_dialect(head)
+    if name == "memory.md" and "memory" in parts[:-1]:
+        return BY_NAME["claude-code"]
+    if _dated_name(pure.stem):
+        return BY_NAME["daily-log"]
+    return BY_NAME["markdown"]
+
+
+def _json_dialect(head: bytes) -> Dialect:
+    text = head[:4096]
+    if b'"observations"' in text or b'"entityType"' in text or b'"relationType"' in text:
+        return BY_NAME["mcp-graph"]
+    if b'"memory"' in text and (b'"created_at"' in text or b'"updated_at"' in text):
+        return BY_NAME["mem0"]
+    return BY_NAME["json"]
+
+
+def _dated_name(stem: str) -> bool:
+    return len(stem) >= 10 and stem[:4].isdigit() and stem[4] == "-" and stem[7] == "-"

@@ -1,0 +1,165 @@
+"""What a line of real memory is: a task with a status, a guideline, an event or a state;
+and the words around it that are structure (section kinds, date labels), not claims."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memory_autopsy.dates import find_dates, parse_date
+from memory_autopsy.lexicon import Lexicon
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+_LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
+_PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
+_LABEL = re.compile(r"\**([^:*：]{1,40}?)\**\s*[:：]\s*\**\s*(.*)$")
+_HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
+_PRIORITY = re.compile(r"^\[(?:p\d|high|medium|low)\]\s*", re.I)
+
+
+def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
+    """The status a line states itself: checkbox, marker, or a status word as a label."""
+    if check is not None:
+        return lexicon.checkbox.get(check, "")
+    head, tail = text[:4], text[-4:]
+    for marker, status in lexicon.status_markers.items():
+        if marker in head or marker in tail:
+            return status
+    for match in _PAREN.finditer(text):
+        word = match.group(1).strip().strip("*_").casefold()
+        if word in lexicon.status_words:
+            return lexicon.status_words[word]
+    return _labelled_status(text, lexicon)
+
+
+def _labelled_status(text: str, lexicon: Lexicon) -> str:
+    label = _LABEL.match(text)
+    if label:
+        key = label.group(1).strip().casefold()
+        if key in lexicon.status_words:
+            return lexicon.status_words[key]
+        if key in lexicon.status_columns:
+            return cell_status(label.group(2), lexicon)
+    for sep in (" - ", " — ", " – "):
+        if sep in text:
+            last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()
+            if last in lexicon.status_words:
+                return lexicon.status_words[last]
+    return ""
+
+
+def cell_status(cell: str, lexicon: Lexicon) -> str:
+    """A status cell of a table ("✅ Done", "In progress", "100%")."""
+    text = cell.strip()
+    for marker, status in lexicon.status_markers.items():
+        if marker in text:
+            return status
+    word = text.strip("*_ .").casefold()
+    if word in lexicon.status_words:
+        return lexicon.status_words[word]
+    if word.endswith("%") and word[:-1].strip().isdigit():
+        percent = int(word[:-1])
+        return "done" if percent >= 100 else ("pending" if percent == 0 else "in_progress")
+    return ""
+
+
+def kind_of(text: str, lexicon: Lexicon, *, status: str, section_status: str, guideline_section: bool) -> str:
+    """task, guideline, event or state (see SPEC section 4)."""
+    if status or section_status in ("pending", "in_progress", "blocked"):
+        return "task"
+    lead = lead_words(text)
+    if guideline_section or _is_imperative(lead, lexicon):
+        return "guideline"
+    if _is_past(lead, lexicon):
+        return "event"
+    if section_status == "done":
+        return "task"
+    return "state"
+
+
+def lead_words(text: str) -> tuple[str, ...]:
+    """The first two words of a claim, lower-cased, past any date, marker or label prefix."""
+    text = _LEAD_NOISE.sub("", _PRIORITY.sub("", _LEAD_NOISE.sub("", text, count=1)), count=1)
+    words = _WORD.findall(text[:80])
+    return tuple(w.casefold().replace("’", "'") for w in words[:2])
+
+
+def _is_imperative(lead: tuple[str, ...], lexicon: Lexicon) -> bool:
+    if not lead:
+        return False
+    return lead[0] in lexicon.guideline_leads or " ".join(lead) in lexicon.guideline_leads
+
+
+def _is_past(lead: tuple[str, ...], lexicon: Lexicon) -> bool:
+    if not lead:
+        return False
+    word = lead[0]
+    if word in lexicon.not_events:
+        return False
+    if word in lexicon.event_irregular or " ".join(lead) in lexicon.event_irregular:
+        return True
+    return len(word) > 4 and word.endswith("ed")
+
+
+def heading_parts(title: str, lexicon: Lexicon) -> tuple[str, str | None, str, bool]:
+    """(name, section kind or None, date, whether the name can be an entity) of a heading.
+
+    `## Globex (2026-01-01)` names an entity and dates it; `### 2025-01-29: Fixed login` is a
+    dated entry whose title is not an entity."""
+    from memory_autopsy.ingest.annotations import read_prose, strip_emphasis
+
+    text = strip_emphasis(title)
+    name, notes = read_prose(text)
+    date = notes.observed_at or ""
+    leading = bool(date) and not text.lstrip(" [(").startswith(name[:8])
+    name = _NUMBERING.sub("", _HEADING_NOISE.sub("", name)).strip(" :-–—.")
+    if not date:
+        found = find_dates(name)
+        date = found[0] if found else ""
+        leading = bool(date)
+    kind = section_kind(name, lexicon)
+    return name, kind, date, kind is None and bool(name) and not leading
+
+
+@lru_cache(maxsize=4096)
+def _kind_key(name: str) -> str:
+    text = re.sub(r"[*_`]", "", name).strip(" :.").casefold()
+    text = re.sub(r"\s*[(（][^()（）]*[)）]$", "", text)  # "Implementation Details (Plan)"
+    return re.sub(r"\s+", " ", text.replace("&", "and"))
+
+
+def section_kind(name: str, lexicon: Lexicon) -> str | None:
+    """The status a generic heading gives ("" for a neutral kind), or None for a named one."""
+    key = _kind_key(name)
+    if key in lexicon.section_kinds:
+        return lexicon.section_kinds[key]
+    if key.startswith("phase ") or key.startswith("step "):
+        return None
+    for suffix in (" tasks", " items", " work"):
+        if key.endswith(suffix) and key[: -len(suffix)] in lexicon.section_kinds:
+            return lexicon.section_kinds[key[: -len(suffix)]]
+    return None
+
+
+def date_label(text: str, lexicon: Lexicon) -> str | None:
+    """`**Last Updated**: 2026-01-05` (a line that dates its file or section) -> the date."""
+    match = _LABEL.match(text.strip())
+    if match is None or match.group(1).strip().casefold() not in lexicon.date_labels:
+        return None
+    value = match.group(2).strip().strip("*_ ")
+    return parse_date(value) or parse_date(value.split(" (")[0]) or parse_date(value[:10])
+
+
+def label_prefix(text: str) -> tuple[str, str] | None:
+    """`Label: rest` -> (label, rest) when the label is short enough to be a name."""
+    match = _LABEL.match(text)
+    if match is None or not match.group(2).strip():
+        return None
+    label = match.group(1).strip().strip("*_` ")
+    words = label.split()
+    if "`" in label:
+        return None
+    if not 0 < len(words) <= 4 or any(ch in label for ch in "/\\[]{}<>|") or "http" in label:
+        return None
+    return label, match.group(2).strip()

@@ -1,0 +1,85 @@
+"""Words that structure real memory (section kinds, status words and markers, date labels,
+guideline leads), as data: one JSON file per language, merged; the rule file adds more."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any
+
+STATUSES = ("done", "pending", "in_progress", "blocked")
+LANGUAGES = ("en", "ja", "zh")
+
+
+@dataclass(frozen=True, eq=False)
+class Lexicon:
+    section_kinds: Mapping[str, str]  # heading text -> status it gives ("" = neutral kind)
+    guideline_sections: frozenset[str]
+    status_words: Mapping[str, str]  # word -> status
+    status_markers: Mapping[str, str]  # emoji -> status
+    checkbox: Mapping[str, str]
+    status_columns: frozenset[str]
+    date_labels: frozenset[str]
+    guideline_leads: frozenset[str]
+    event_irregular: frozenset[str]
+    not_events: frozenset[str]
+    label_stoplist: frozenset[str]
+    sentence_min_words: int = 3
+
+    def extended(
+        self,
+        section_kinds: Mapping[str, str] | None = None,
+        status_words: Mapping[str, Iterable[str]] | None = None,
+    ) -> Lexicon:
+        """A copy with site-specific words added (from the rule file)."""
+        kinds = dict(self.section_kinds)
+        kinds.update({k.casefold(): v for k, v in (section_kinds or {}).items()})
+        words = dict(self.status_words)
+        for status, items in (status_words or {}).items():
+            words.update({w.casefold(): status for w in items})
+        return replace(self, section_kinds=MappingProxyType(kinds), status_words=MappingProxyType(words))
+
+
+def _load(language: str) -> dict[str, Any]:
+    text = resources.files(__package__).joinpath(f"{language}.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@lru_cache(maxsize=1)
+def default_lexicon() -> Lexicon:
+    merged: dict[str, Any] = {}
+    for language in LANGUAGES:
+        for key, value in _load(language).items():
+            if key == "status_words":  # status -> words: the languages' lists add up
+                for status, words in value.items():
+                    merged.setdefault(key, {}).setdefault(status, []).extend(words)
+            elif isinstance(value, dict):
+                merged.setdefault(key, {}).update(value)
+            elif isinstance(value, list):
+                merged.setdefault(key, []).extend(value)
+            else:
+                merged.setdefault(key, value)
+    words = {w.casefold(): status for status, items in merged["status_words"].items() for w in items}
+
+    def folded(key: str) -> frozenset[str]:
+        return frozenset(w.casefold() for w in merged.get(key, ()))
+
+    return Lexicon(
+        section_kinds=MappingProxyType({k.casefold(): v for k, v in merged["section_kinds"].items()}),
+        guideline_sections=folded("guideline_sections"),
+        status_words=MappingProxyType(words),
+        status_markers=MappingProxyType(dict(merged["status_markers"])),
+        checkbox=MappingProxyType(dict(merged["checkbox"])),
+        status_columns=folded("status_columns"),
+        date_labels=folded("date_labels"),
+        guideline_leads=folded("guideline_leads"),
+        event_irregular=folded("event_irregular"),
+        not_events=folded("not_events"),
+        label_stoplist=folded("label_stoplist"),
+        sentence_min_words=int(merged.get("sentence_min_words", 3)),
+    )
