@@ -68,9 +68,27 @@ RULES: tuple[Rule, ...] = (
           fact is flagged. With no observation order, the lower version is flagged.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
+    _rule("status_conflict", "2b", Severity.WARNING, "A task is done in one place and pending in another.",
+          """The same task or item is done in one place (a checked box, ✅, "(Completed)", a
+          Completed section, a past-tense log line) and still pending, a next step, in progress or
+          blocked in another (a checkbox, a status marker, a Next Steps section, a table's status
+          column). Newer evidence wins: the older side is flagged; with no observation order the
+          pending side is. The fix plan keeps the done copy of a checkbox pair.""",
+          "## Next Steps\n- add retry to the sync job\n\n## Completed\n- [x] add retry to the sync job",
+          "## Completed\n- [x] add retry to the sync job"),
+    _rule("numeric_drift", "2b", Severity.WARNING, "One quantity is stated with different numbers.",
+          """One quantity of one subject (a count, a percentage, a size: "1800+ tests", "90%
+          complete", "40% remaining") is stated with numbers that disagree, in one file or across
+          files. The older statement is flagged and the newer one named; with no observation order
+          nothing is proven and nothing is reported.""",
+          "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
+          "- 2129 tests pass (2026-03-01)"),
     _rule("unsourced", "0", Severity.INFO, "The claim has neither a date nor a source.",
           """A claim with no observation date and no source cannot be ranked against anything: nobody
-          knows when or where it was true. Front matter date/source keys and dated headings count.""",
+          knows when or where it was true. Front matter date/source keys, dated headings and entries
+          count. It is the exception, not the rule: in a mostly undated file (more than three
+          undated facts, and most of them) one file-level finding says how many; guidelines and
+          relations never need a date.""",
           "- the API rate limit is 600 requests per minute",
           "- the API rate limit is 600 requests per minute (2026-02-01) (source: api-docs)"),
     _rule("superseded", "0", Severity.INFO, "The claim is resolved history (it carries valid_to).",

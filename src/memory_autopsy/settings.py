@@ -25,7 +25,8 @@ class EmbedSettings:
 @dataclass(frozen=True)
 class Settings:
     engine: str = "heuristic"
-    fail_on: Severity = Severity.INFO
+    # info informs and never fails a run unless asked: a hook that fails on notes gets uninstalled
+    fail_on: Severity = Severity.WARNING
     severities: Mapping[str, Severity | None] = field(default_factory=lambda: MappingProxyType({}))
     max_age_days: int | None = None
     as_of: str | None = None

@@ -45,7 +45,7 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     ci.add_argument("--include-baselined", action="store_true",
                     help="also report and upload baselined findings")
     ci.add_argument("--fail-on", choices=("info", "review", "warning", "error", "never"),
-                    help="lowest severity that fails (default: rule file's, else info)")
+                    help="lowest severity that fails (default: rule file's, else warning)")
     ci.add_argument("--changed-since", metavar="REF", help="report findings touching files "
                     "changed since REF's merge base (instead of the pull request's files)")
     ci.add_argument("--changed-only", action=argparse.BooleanOptionalAction, default=True,

@@ -10,6 +10,7 @@ from memory_autopsy.dates import day_of
 from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
 from memory_autopsy.settings import Settings
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.vocabulary import Vocabulary
 
 
@@ -49,6 +50,10 @@ class Context:
     @property
     def vocabulary(self) -> Vocabulary:
         return self.settings.vocabulary
+
+    @property
+    def lexicon(self) -> Lexicon:
+        return default_lexicon()
 
     def norm_body(self, fact: Fact) -> str:
         cached = self._norm.get(fact.order)

@@ -21,10 +21,37 @@ def bad_input(store: Store) -> Iterator[Finding]:
         )
 
 
+# A file with more undated facts than this, and mostly undated, gets one file-level finding.
+FILE_LEVEL_UNSOURCED = 3
+
+
+def unsourced(ctx: Context) -> Iterator[Finding]:
+    """The exception, not the rule: an undated fact in a mostly dated file is flagged; a mostly
+    undated file gets one finding for the file. Guidelines and relations never need a date."""
+    by_path: dict[str, tuple[list[Fact], list[Fact]]] = {}
+    for fact in ctx.facts:
+        if fact.kind == "guideline" or fact.shape == "relation":
+            continue
+        needing, undated = by_path.setdefault(fact.path, ([], []))
+        needing.append(fact)
+        if fact.observed_at is None and fact.source is None:
+            undated.append(fact)
+    for path, (needing, undated) in by_path.items():
+        if len(undated) > FILE_LEVEL_UNSOURCED and 2 * len(undated) > len(needing):
+            first = undated[0]
+            yield plain_finding(
+                "unsourced", path, first.line, "",
+                f"{len(undated)} of {len(needing)} facts have no observation date and no source "
+                f"(first: {quote(first.claim)!r}); date the file or its entries",
+                ("file", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
+            )
+            continue
+        for fact in undated:
+            yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
+
+
 def per_fact(ctx: Context) -> Iterator[Finding]:
     for fact in ctx.facts:
-        if fact.observed_at is None and fact.source is None and fact.shape != "relation":
-            yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
         if fact.valid_to is not None:
             yield fact_finding(
                 "superseded", fact, f"resolved history: valid until {fact.valid_to}: {quote(fact.claim)!r}"

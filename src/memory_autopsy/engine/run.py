@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Protocol
 
-from memory_autopsy.engine import duplicates, hygiene, slots, transitions
+from memory_autopsy.engine import duplicates, hygiene, slots, status, transitions
 from memory_autopsy.engine.context import Context
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.settings import Settings
@@ -33,6 +33,7 @@ def lint_store(
     ctx = Context(facts, settings)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
+    found += hygiene.unsourced(ctx)
     found += hygiene.per_fact(ctx)
     found += hygiene.duplicate_ids(ctx)
     found += hygiene.orphans(store, ctx)
@@ -43,6 +44,7 @@ def lint_store(
     explicit, pairs = transitions.find(ctx)
     found += explicit
     found += slots.find(ctx, {flagged for flagged, _ in pairs})
+    found += status.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if extra_layer is not None:
         found += extra_layer(ctx, found)

@@ -23,12 +23,17 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     groups: dict[tuple[str, str, str], list[Fact]] = {}
     slot_key = ctx.slot_key
     for fact in ctx.active:
-        if fact.slot and fact.order not in skip:
+        if fact.slot and fact.order not in skip and fact.kind in ("state", "event") and not _status_cell(ctx, fact):
             groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
     for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
             continue
         yield from _group(ctx, facts[0].slot.split("|")[0], facts)
+
+
+def _status_cell(ctx: Context, fact: Fact) -> bool:
+    """A table's status column is the status layer's business, not a slot value."""
+    return fact.shape == "table" and fact.slot in ctx.lexicon.status_columns
 
 
 def _all_same(facts: Sequence[Fact]) -> bool:
@@ -52,6 +57,8 @@ def _group(ctx: Context, slot: str, facts: list[Fact]) -> Iterator[Finding]:
         if any(v in ("same", "refine") for _, v in verdicts):
             continue
         survivor, verdict = verdicts[0]
+        if fact.kind != "state" or (fact.entry and fact.entry == survivor.entry):
+            continue  # an event is history; one dated entry is one story
         if observed_order(fact, survivor) == -1:
             yield _ordered(ctx, slot, fact, survivor, verdict)
     pool = sorted(survivors + [f for f in facts if not f.observed_at], key=lambda f: f.order)

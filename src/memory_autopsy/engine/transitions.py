@@ -14,9 +14,15 @@ from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
+from memory_autopsy.normalize import normalize_claim
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
+# A claim that itself retracts or replaces says the same as the retraction, not the opposite.
+_RETRACTING = frozenset("""replace replaces replacing replaced migrate migrating migrated switch switching
+    remove removing removed deprecate deprecating deprecated drop dropping dropped retire retiring
+    retired sunset sunsetting abandon abandoning abandoned decommission decommissioning""".split())
+_COPULAS = frozenset("is are was were remains stays has have runs handles serves stores hosts".split())
 # Phrases looked at per shared non-head word (the two-shared-words match): bounds a hot entity.
 _PHRASES_PER_WORD = 64
 
@@ -56,9 +62,13 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
-        for target, (trigger, transition), anchor in _matches(ctx, facts, retractions):
-            pairs.add((target.order, trigger.order))
-            findings.append(_finding(target, trigger, transition, anchor))
+        caused: dict[int, list[tuple[Fact, Retraction, str]]] = {}
+        for target, retraction, anchor in _matches(ctx, facts, retractions):
+            pairs.add((target.order, retraction[0].order))
+            caused.setdefault(retraction[0].order, []).append((target, retraction, anchor))
+        for group in caused.values():  # one retraction, one finding: its other targets are related
+            target, (trigger, transition), anchor = group[0]
+            findings.append(_finding(target, trigger, transition, anchor, [g[0] for g in group[1:]]))
     return findings, pairs
 
 
@@ -90,13 +100,16 @@ def _matches(
     spelled = _spellings(ctx, set(by_head) | set(by_word))
     triggers = {fact.order for fact, _ in retractions}
     for fact in facts:
-        if fact.order in triggers or spelled.isdisjoint(ctx.norm_body(fact).split() + fact.value.lower().split()):
+        if fact.order in triggers or fact.kind != "state":  # guidelines, events, tasks assert no state
+            continue
+        body = ctx.norm_body(fact).split()
+        if spelled.isdisjoint(body + fact.value.lower().split()):
             continue
         words = ctx.words(fact)
-        if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} ":
+        if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
             continue
         match = _match(fact, words, by_head, by_word)
-        if match is not None:
+        if match is not None and _asserts(ctx, fact, body, match[1]):
             yield (fact, *match)
 
 
@@ -106,15 +119,36 @@ def _match(
     candidates: list[tuple[Retraction, str]] = []
     for word in words & by_head.keys():
         retraction = by_head[word].trigger_for(fact)
-        if retraction is not None:
+        if retraction is not None and not _narrative(fact, retraction[0]):
             candidates.append((retraction, word))
     for word in words & by_word.keys():
         for phrase in by_word[word][:_PHRASES_PER_WORD]:
             shared = [w for w in phrase.anchors if w in words]
             retraction = phrase.trigger_for(fact) if len(shared) >= 2 else None
-            if retraction is not None:
+            if retraction is not None and not _narrative(fact, retraction[0]):
                 candidates.append((retraction, " ".join(shared)))
     return min(candidates, key=lambda c: c[0][0].order) if candidates else None
+
+
+def _narrative(fact: Fact, trigger: Fact) -> bool:
+    """Two facts of one dated entry tell a story (a problem, then its fix), never a conflict."""
+    return bool(fact.entry) and fact.entry == trigger.entry
+
+
+def _asserts(ctx: Context, fact: Fact, body: list[str], anchor: str) -> bool:
+    """Whether the fact states the retracted phrase as current state: the value of a slot frame
+    (`uses X`, `works at X`, `tool = "X"`), or the subject of a copula (`X is active`); a mere
+    mention ("the X docs mention …") is not an assertion."""
+    words = anchor.split()
+    if fact.slot and fact.value:
+        value = normalize_claim(fact.value).split()
+        synonyms = ctx.vocabulary.synonyms
+        if any(w in value or any(synonyms.get(v) == w for v in value) for w in words):
+            return True
+    for index, word in enumerate(body[:8]):
+        if word in _COPULAS:
+            return any(w in body[:index] for w in words)
+    return False
 
 
 def _spellings(ctx: Context, needed: set[str]) -> set[str]:
@@ -122,13 +156,17 @@ def _spellings(ctx: Context, needed: set[str]) -> set[str]:
     return needed | {raw for raw, canonical in synonyms.items() if canonical in needed}
 
 
-def _finding(target: Fact, trigger: Fact, transition: Transition, anchor: str) -> Finding:
+def _finding(
+    target: Fact, trigger: Fact, transition: Transition, anchor: str, others: Sequence[Fact] = ()
+) -> Finding:
     when = "newer" if observed_order(trigger, target) == 1 else "unordered"
     message = (
         f"{when} fact has transition trigger {transition.trigger!r} on shared anchor {anchor!r}: "
-        f"{quote(trigger.claim)!r} ({trigger.path}:{trigger.line})"
+        f"{quote(trigger.claim)!r} ({trigger.where})"
     )
+    if others:
+        message += f"; it also retracts {len(others)} more: " + ", ".join(o.where for o in others[:5])
     return fact_finding(
-        "contradicted_explicit", target, message, related=[trigger],
+        "contradicted_explicit", target, message, related=[trigger, *others],
         extra={"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at},
     )

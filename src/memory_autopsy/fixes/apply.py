@@ -14,12 +14,18 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from memory_autopsy.fixes.atomic import FileChanged, atomic_write, read_bytes
+from memory_autopsy.fixes.items import span
 from memory_autopsy.fixes.plan import Fix, plan
 from memory_autopsy.fixes.rewrite import rewrite
 from memory_autopsy.fixes.snapshot import take
 from memory_autopsy.formatters.markdown import fix_lines
 from memory_autopsy.ingest.loader import Source, load_sources
 from memory_autopsy.model import Fact, Report
+
+# What a fix relies on in a fact: where it is, its text, and what decides which copy or claim
+# is kept (a ticked checkbox, a new date or source). Entity and slot are left out: they depend
+# on the vocabulary of the run, which the report does not carry.
+Key = tuple[int, int, str, str, "str | None", "str | None", "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +35,7 @@ class Outcome:
     skipped: tuple[tuple[Fix, str], ...] = ()
     snapshot: str | None = None
     refused: str | None = None
+    stale: bool = False  # changed since it was linted: its whole plan is skipped
 
 
 def apply_plan(report: Report, out: TextIO, err: TextIO) -> int:
@@ -54,8 +61,10 @@ def apply_file(path: str, fixes: Sequence[Fix], linted: Sequence[Fact]) -> Outco
     except OSError as error:
         return Outcome(path, refused=f"cannot read: {error.strerror or error}")
     fresh = [f for f in load_sources([Source(path, data)]).facts if f.path == path]
-    if not _unchanged(path, linted, fresh):
-        return Outcome(path, refused="changed since it was linted; nothing written (run the report again)")
+    changed = changed_line(path, fixes, linted, fresh)
+    if changed is not None:
+        return Outcome(path, refused=f"changed since it was linted (line {changed} is not what the plan was "
+                                     "made from); nothing written, run the report again", stale=True)
     result = rewrite(path, data, fixes, fresh)
     if not result.applied:
         return Outcome(path, skipped=result.skipped)
@@ -65,6 +74,8 @@ def apply_file(path: str, fixes: Sequence[Fix], linted: Sequence[Fact]) -> Outco
         return Outcome(path, skipped=result.skipped,
                        refused=f"could not write the snapshot, nothing written: {error.strerror or error}")
     try:
+        # The new bytes were computed from `data`: the rename happens only if the file still
+        # holds exactly those bytes, so every item's original lines are compared byte for byte.
         atomic_write(path, result.data, expected=data)
     except FileChanged:
         return Outcome(path, skipped=result.skipped, snapshot=snapshot,
@@ -75,11 +86,41 @@ def apply_file(path: str, fixes: Sequence[Fix], linted: Sequence[Fact]) -> Outco
     return Outcome(path, result.applied, result.skipped, snapshot)
 
 
-def _unchanged(path: str, linted: Sequence[Fact], fresh: Sequence[Fact]) -> bool:
-    """Every fact the plan was computed from is still on its line with the same claim."""
-    before = Counter((f.line, f.claim) for f in linted if f.path == path)
-    now = Counter((f.line, f.claim) for f in fresh)
-    return not before - now
+def changed_line(path: str, fixes: Sequence[Fix], linted: Sequence[Fact], fresh: Sequence[Fact]) -> int | None:
+    """The first line where the file no longer holds what the plan was computed from, if any.
+
+    Every linted fact must still be on its lines with the same text, status, date and source
+    (a ticked checkbox or a new date changes which copy or claim a fix keeps), and the lines
+    each fix edits must hold exactly the facts they held (a sentence added to a struck line
+    would be struck too).
+    """
+    mine = [f for f in linted if f.path == path]
+    missing = Counter(_key(f) for f in mine) - Counter(_key(f) for f in fresh)
+    lines = [key[0] for key in missing]
+    was, now = _by_line(mine), _by_line(fresh)
+    for fix in fixes:
+        item = span(fix.fact)
+        if _keys_on(was, item) != _keys_on(now, item):
+            lines.append(fix.fact.line)
+    return min(lines) if lines else None
+
+
+def _by_line(facts: Sequence[Fact]) -> dict[int, list[Fact]]:
+    on: dict[int, list[Fact]] = {}
+    for fact in facts:
+        for line in span(fact):
+            on.setdefault(line, []).append(fact)
+    return on
+
+
+def _keys_on(on: dict[int, list[Fact]], lines: range) -> Counter[Key]:
+    """The facts touching any of `lines`, each counted once."""
+    found = {id(f): f for line in lines for f in on.get(line, ())}
+    return Counter(_key(f) for f in found.values())
+
+
+def _key(fact: Fact) -> Key:
+    return fact.line, fact.last_line, fact.claim, fact.status, fact.observed_at, fact.valid_to, fact.source
 
 
 def _print(outcomes: Sequence[Outcome], out: TextIO, err: TextIO) -> None:
@@ -89,6 +130,8 @@ def _print(outcomes: Sequence[Outcome], out: TextIO, err: TextIO) -> None:
         out.write(f"applied {len(applied)} fix(es) across {len(written)} file(s):\n")
         out.write("".join(f"  {line}\n" for line in fix_lines(list(applied))))
     for outcome in outcomes:
+        if outcome.stale:
+            out.write(f"skipped {outcome.path} — {outcome.refused}\n")
         out.writelines(f"skipped {fix.action} {fix.fact.path}:{fix.fact.line} — {why}\n"
                        for fix, why in outcome.skipped)
         if outcome.refused:

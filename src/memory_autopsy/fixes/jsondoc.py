@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_autopsy.fixes.plan import Fix
+from memory_autopsy.fixes.fix import Fix
 from memory_autopsy.ingest.json_store import WRAPPERS, JsonResult, _is_record, _read_item
 
 _INLINE_RECORD = re.compile(r'^[ \t]*\{[^\n]*"\s*:[^\n]*\}[ \t]*,?[ \t]*\r?$', re.MULTILINE)

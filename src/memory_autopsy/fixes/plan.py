@@ -1,24 +1,23 @@
-"""The fix plan: supersede what a newer fact contradicts, delete exact duplicates, nothing else."""
+"""The fix plan: supersede what a newer fact contradicts, delete exact copies, nothing else.
+
+A fix always names a whole item (every line it wraps over) and is left out when those lines
+hold another fact that must stay: a line edit cannot change part of a line.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import fact_body
-from memory_autopsy.model import Fact, Finding, Report
+from memory_autopsy.fixes.fix import Fix as Fix
+from memory_autopsy.fixes.items import FactIndex, overlap
+from memory_autopsy.fixes.marks import settle, strike_fix
+from memory_autopsy.model import Fact, Fidelity, Finding, Report
+from memory_autopsy.normalize import normalize_claim
 from memory_autopsy.vocabulary import REWRITE_SLOTS
 
 SUPERSEDING = ("contradicted_explicit", "contradicted_implicit", "stale")
-
-
-@dataclass(frozen=True, slots=True)
-class Fix:
-    action: str
-    fact: Fact
-    reason: str
-    valid_to: str | None = None
-    new_line: str | None = None
+COPIES = ("duplicate", "status_conflict")
+DONE = "done"
 
 
 # The provenance cap, applied to writes: a lower source class never supersedes a higher one.
@@ -26,40 +25,93 @@ CLASS_RANK = {"unclassified": 0, "secondary": 1, "primary": 2}
 
 
 def plan(report: Report) -> list[Fix]:
-    at: dict[tuple[str, int], Fact] = {}
-    by_id: dict[str, Fact] = {}
-    for fact in report.facts:
-        at.setdefault((fact.path, fact.line), fact)
-        by_id.setdefault(fact.id, fact)
+    index = FactIndex(report.facts)
+    doomed = _doomed_copies(report.findings, index)
     fixes: dict[tuple[str, int], Fix] = {}
     for finding in report.findings:
-        flagged = at.get((finding.path, finding.line))
-        if flagged is None or (flagged.path, flagged.line) in fixes:
+        flagged = index.find(finding, finding.fact_ids[0] if finding.fact_ids else "")
+        if flagged is None:
             continue
-        fact = flagged
-        survivor = by_id.get(finding.related[0].fact_id) if finding.related else None
-        if survivor is not None and _outranks(fact, survivor):
-            continue
-        fix = _fix_for(finding, fact)
+        other = index.find(finding.related[0], finding.related[0].fact_id) if finding.related else None
+        fix = _fix_for(finding, flagged, other, index, doomed)
         if fix is not None:
-            fixes[(fact.path, fact.line)] = fix
-    return sorted(fixes.values(), key=lambda f: (f.fact.path, f.fact.line))
+            fixes.setdefault((fix.fact.path, fix.fact.line), fix)
+    return settle(sorted(fixes.values(), key=lambda f: (f.fact.path, f.fact.line)))
 
 
 def _outranks(fact: Fact, survivor: Fact) -> bool:
     return CLASS_RANK.get(fact.source_class, 0) > CLASS_RANK.get(survivor.source_class, 0)
 
 
-def _fix_for(finding: Finding, fact: Fact) -> Fix | None:
-    if finding.rule == "duplicate":
-        return Fix("delete", fact, f"[duplicate] {finding.message}")
+def _fix_for(finding: Finding, flagged: Fact, other: Fact | None, index: FactIndex,
+             doomed: set[int]) -> Fix | None:
+    if finding.rule in COPIES:
+        return _delete_copy(finding, flagged, other, index, doomed)
     if finding.rule not in SUPERSEDING or finding.layer == "2c":
         return None
+    if other is not None and _outranks(flagged, other):
+        return None
+    if index.sharing(flagged) or flagged.shape == "table":
+        return None  # striking whole lines would strike other facts too: a person edits it
+    return _supersede(finding, flagged)
+
+
+def copy_sides(rule: str, flagged: Fact, other: Fact | None) -> tuple[Fact, Fact | None] | None:
+    """(the copy to delete, the copy kept) for a duplicate or a status conflict.
+
+    Two copies of one task with different statuses (`- [ ] X`, `- [x] X`) keep the done one,
+    whichever side the finding flags; when neither is done, a person decides.
+    """
+    if other is None:
+        return (flagged, None) if rule == "duplicate" else None
+    if flagged.status == other.status:
+        return (flagged, other) if rule == "duplicate" else None
+    if DONE not in (flagged.status, other.status) or not (flagged.status and other.status):
+        return None
+    if normalize_claim(flagged.claim) != normalize_claim(other.claim):
+        return None  # a status conflict matches tasks by most of their words: not copies
+    return (other, flagged) if flagged.status == DONE else (flagged, other)
+
+
+def _delete_copy(finding: Finding, flagged: Fact, other: Fact | None, index: FactIndex,
+                 doomed: set[int]) -> Fix | None:
+    sides = copy_sides(finding.rule, flagged, other)
+    if sides is None:
+        return None
+    target, kept = sides
+    if kept is not None and (_outranks(target, kept) or overlap(target, kept)):
+        return None  # both copies on the same lines cannot be told apart by a line edit
+    if any(id(f) not in doomed for f in index.sharing(target)):
+        return None  # the lines hold another fact that must stay
+    reason = f"[{finding.rule}] {finding.message}"
+    if target is not flagged and kept is not None:
+        reason += f"; keeps the {kept.status} copy at {kept.where}"
+    return Fix("delete", target, reason)
+
+
+def _doomed_copies(findings: tuple[Finding, ...], index: FactIndex) -> set[int]:
+    """Facts flagged as plain duplicates of a fact on other lines: a line holding only these
+    (a duplicated table row) may be deleted whole."""
+    doomed: set[int] = set()
+    for finding in findings:
+        if finding.rule != "duplicate" or not finding.related:
+            continue
+        flagged = index.find(finding, finding.fact_ids[0] if finding.fact_ids else "")
+        other = index.find(finding.related[0], finding.related[0].fact_id)
+        if flagged is not None and other is not None and flagged.status == other.status \
+                and not overlap(flagged, other):
+            doomed.add(id(flagged))
+    return doomed
+
+
+def _supersede(finding: Finding, fact: Fact) -> Fix | None:
     valid_to = day_of(finding.get("survivor_date"))
     if valid_to is None or fact.valid_to is not None:
         return None
-    return Fix("supersede", fact, f"[{finding.rule}] {finding.message}", valid_to,
-               explicit_line(fact, valid_to))
+    reason = f"[{finding.rule}] {finding.message}"
+    if fact.shape == "markdown" and fact.fidelity is not Fidelity.FULL:
+        return strike_fix(fact, reason, valid_to, finding.related[0] if finding.related else None)
+    return Fix("supersede", fact, reason, valid_to, explicit_line(fact, valid_to))
 
 
 def explicit_line(fact: Fact, valid_to: str) -> str:

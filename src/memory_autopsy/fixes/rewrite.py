@@ -1,7 +1,7 @@
 """Rewriting one memory file's text for a fix plan, keeping everything else byte for byte.
 
-Markdown and JSONL are edited line by line: only the lines a fix names change, each keeps its
-own line ending, and the file keeps its encoding, BOM and (absent) final newline. A whole-file
+Markdown and JSONL are edited line by line (`lines`): only the lines of the items a fix names
+change, and the file keeps its encoding, BOM and (absent) final newline. A whole-file
 JSON document is edited as data and re-serialized in its own layout (`jsondoc`).
 """
 
@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import codecs
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from memory_autopsy.fixes import jsondoc
-from memory_autopsy.fixes.plan import Fix
+from memory_autopsy.fixes.fix import Fix
+from memory_autopsy.fixes.lines import Edit, edit_for, overlaps, splice, split_lines
 from memory_autopsy.model import Fact
 
-_PREFIX = re.compile(r"^(\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?)")
-_TRAILING_COMMENT = re.compile(r"\s*<!--.*?-->\s*$")
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
@@ -78,61 +75,25 @@ def position(fix: Fix, fresh: Sequence[Fact]) -> int:
     return -1
 
 
-def split_lines(text: str) -> list[tuple[str, str]]:
-    """(content, line ending) pairs, split exactly where the parsers split (str.splitlines)."""
-    pairs = []
-    for raw in text.splitlines(keepends=True):
-        parts = raw.splitlines()
-        content = parts[0] if parts else ""
-        pairs.append((content, raw[len(content):]))
-    return pairs
-
-
 def _rewrite_lines(text: str, fixes: Sequence[Fix], kind: str) -> tuple[str, list[Fix], list[tuple[Fix, str]]]:
     lines = split_lines(text)
-    changes: dict[int, str | None] = {}
+    edits: list[Edit] = []
     applied: list[Fix] = []
     skipped: list[tuple[Fix, str]] = []
     for fix in fixes:
-        index = fix.fact.line - 1
-        if not 0 <= index < len(lines):
-            skipped.append((fix, "line is out of range"))
-            continue
-        if fix.action == "delete":
-            changes[index] = None
+        edit = edit_for(fix, lines, kind)
+        if isinstance(edit, str):
+            skipped.append((fix, edit))
+        elif overlaps(edit, edits):
+            skipped.append((fix, "its lines overlap another fix of this file"))
         else:
-            edited = _supersede_line(lines[index][0], fix, kind)
-            if edited is None:
-                skipped.append((fix, "the line is not a JSON object or string"))
-                continue
-            changes[index] = edited
-        applied.append(fix)
-    kept = [(changes.get(i, content), end) for i, (content, end) in enumerate(lines) if changes.get(i, "") is not None]
-    if kept and lines and not lines[-1][1]:
-        kept[-1] = (kept[-1][0], "")
-    return "".join(str(content) + end for content, end in kept), applied, skipped
+            edits.append(edit)
+            applied.append(_as_written(fix, edit))
+    return splice(lines, edits), applied, skipped
 
 
-def _supersede_line(content: str, fix: Fix, kind: str) -> str | None:
-    if kind == "jsonl":
-        return jsonl_line(content, fix.valid_to or "")
-    prefix = _PREFIX.match(content)
-    comment = _TRAILING_COMMENT.search(content)
-    return (prefix[1] if prefix else "") + (fix.new_line or "") + (comment.group(0) if comment else "")
-
-
-def jsonl_line(content: str, valid_to: str) -> str | None:
-    """The same record with its validity end stamped; only this line is re-serialized."""
-    try:
-        item: Any = json.loads(content)
-    except ValueError:
-        return None
-    if isinstance(item, str):
-        item = {"claim": item}
-    if not isinstance(item, dict):
-        return None
-    item[jsondoc.valid_to_key(item)] = valid_to
-    indent = content[: len(content) - len(content.lstrip())]
-    compact = '":' in content and '": ' not in content
-    separators = (",", ":") if compact else (", ", ": ")
-    return indent + json.dumps(item, ensure_ascii=jsondoc.wants_ascii(content), separators=separators)
+def _as_written(fix: Fix, edit: Edit) -> Fix:
+    """The fix as it was written: a struck item shows the line that is now in the file."""
+    if fix.mark is None or edit.content is None:
+        return fix
+    return replace(fix, new_line=edit.content.strip())

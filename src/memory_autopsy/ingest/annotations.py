@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memory_autopsy.dates import DATE_PATTERN, parse_date
 
-_ENTITY = r"(?P<entity>[^:=\"()\n]{1,80}?)"
+_ENTITY = r"(?P<entity>[^:=\"()\n<>`{}]{1,80}?)"  # never code: `<button wire:click="x">`
 _AKA = r"(?:\s*\((?:aka|a\.k\.a\.|alias(?:es)?)\s*:?\s*(?P<aka>[^)]*)\))?"
 _SLOT = r"(?P<slot>[A-Za-z_][\w.\-]*(?:\s[\w.\-]+){0,2}?)"
 _VALUE = r"\"(?P<value>[^\"]*)\""

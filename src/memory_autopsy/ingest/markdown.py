@@ -108,7 +108,11 @@ class _Parser:
         self.pending: list[_Pending] = []
         self.section_dates: dict[str, str] = {}
         self.entry_dates: dict[str, tuple[str, str]] = {}  # entry -> (date, section dated in)
+        # Entries that can be a dated log entry: opened by `---`, a dated heading or a generic one
+        # (a named entity's section is a topic, and the file start is no entry).
+        self.log_entries: set[str] = set()
         self.stamp: str | None = None  # a standalone `[DATE] - title` line dates what follows it
+        self.stamped = False  # … and ends the section kind of the heading above it
 
     # --- structure -------------------------------------------------------------------
 
@@ -117,6 +121,7 @@ class _Parser:
             self._heading(block)
         elif block.kind == "break":
             self.entry = f"{self.path}:{block.line}"
+            self.log_entries.add(self.entry)
             self.parents = []
             self.stamp = None
         elif block.kind == "code":
@@ -131,11 +136,14 @@ class _Parser:
     def _heading(self, block: Block) -> None:
         self._close_sections(block.level)
         self.parents = []
+        self.stamped = False
         name, kind, date, named = heading_parts(block.text, self.lexicon)
         entity = name if named and block.level >= 2 else None
         ident = f"{self.path}:{block.line}"
         if kind != "" or date:  # a neutral heading (Rationale, Details) continues its entry
             self.entry = ident
+            if kind is not None or date:
+                self.log_entries.add(ident)
         guideline = kind == "" and name.casefold() in self.lexicon.guideline_sections
         self.stack.append(_Section(block.level, name, entity, date, kind, guideline, ident, block.line))
         if date:
@@ -146,7 +154,7 @@ class _Parser:
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
             section = self.stack.pop()
-            if section.entity and not section.has_content:
+            if section.entity and not section.has_content and _is_name(section.entity):
                 self.result.declarations.append(
                     Declaration(section.entity, self.path, section.line, "heading", section.entity)
                 )
@@ -163,6 +171,8 @@ class _Parser:
 
     @property
     def _section_status(self) -> str:
+        if self.stamped:  # stamped entries appended under a template's Next Steps
+            return ""
         return next((s.status for s in reversed(self.stack) if s.status), "")
 
     @property
@@ -295,13 +305,10 @@ class _Parser:
     def _finish(self, draft: Draft, block: Block, status: str, line_date: str | None = None) -> None:
         section_status = self._section_status
         draft.status = status or (section_status if section_status in _STATUSES else "")
-        for text in (draft.claim, draft.label_rest):  # "Removed: x" is an event, "db: Use x" a guideline
-            draft.kind = kind_of(
-                text, self.lexicon, status=status,
-                section_status=section_status, guideline_section=self._guideline_section,
-            )
-            if draft.kind != "state" or not draft.label_rest:
-                break
+        draft.kind = self._kind(draft.claim, status, section_status)
+        if draft.kind == "state" and draft.label_rest:  # "db: Use x" is a guideline;
+            if self._kind(draft.label_rest, status, section_status) == "guideline":  # "db: hosted on x" a state
+                draft.kind = "guideline"
         if draft.kind in ("guideline", "state"):
             draft.status = status
         draft.suppress = block.suppress
@@ -314,7 +321,7 @@ class _Parser:
             prose[0] if prose else None,
         ))
         if line_date and block.kind == "line" and _STAMPED.match(block.text):
-            self.stamp = line_date
+            self.stamp, self.stamped = line_date, True
             if self.file_date is None and not any(s.level >= 2 for s in self.stack):
                 self.file_date = line_date  # "2025-04-01 17:54:42 - Log of updates made." at the top
         if line_date:
@@ -327,6 +334,10 @@ class _Parser:
         own = item.sections[0] if item.sections else ""
         return dated[0] if dated is not None and dated[1] != own else None
 
+    def _kind(self, text: str, status: str, section_status: str) -> str:
+        return kind_of(text, self.lexicon, status=status, section_status=section_status,
+                       guideline_section=self._guideline_section)
+
     def finish(self) -> MarkdownResult:
         self._close_sections(0)
         for item in self.pending:
@@ -338,6 +349,8 @@ class _Parser:
                 or item.prose_date
                 or self.file_date
             )
+            if item.entry not in self.log_entries or item.entry not in self.entry_dates:
+                item.draft.entry = ""  # not a dated entry: no narrative to keep together
             self.result.drafts.append(item.draft)
         self.pending = []
         return self.result
@@ -345,3 +358,8 @@ class _Parser:
 
 _STATUSES = ("done", "pending", "in_progress", "blocked")
 
+
+
+def _is_name(text: str) -> bool:
+    """A heading that can declare an entity: a short name, not a sentence or a `key: value`."""
+    return len(text) <= 60 and len(text.split()) <= 5 and not any(ch in text for ch in ":：。.!?")

@@ -41,6 +41,9 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             return lexicon.status_words[key]
         if key in lexicon.status_columns:
             return cell_status(label.group(2), lexicon)
+    words = text.rstrip(" .!*_").rsplit(None, 1)
+    if len(text.split()) >= 3 and len(words) == 2 and words[1].casefold() in lexicon.status_words:
+        return lexicon.status_words[words[1].casefold()]  # "Phase 4 implementation complete"
     for sep in (" - ", " — ", " – "):
         if sep in text:
             last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()

@@ -60,7 +60,8 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
     """Fill derived fields (prose slot, status verb, id) and freeze."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
-    if not slot and draft.fidelity is not Fidelity.FULL and draft.shape != "relation":
+    # A guideline ("Use uv") or a task asserts nothing about now; an event can state the new value.
+    if not slot and draft.fidelity is not Fidelity.FULL and draft.shape != "relation" and draft.kind in ("state", "event"):
         proven = anchor_slot(body, vocabulary)
         if proven is not None:
             slot, value, qualifier = proven

@@ -1,0 +1,116 @@
+"""Layer 2b: one task, done in one place and still pending (next step, in progress, TODO,
+blocked) in another.
+
+Done evidence is a fact whose status is done (a checked box, ✅, "(Completed)", a Completed
+section) or an event ("Implemented the exporter"). A pending task matches done evidence when
+nearly all of its words (stemmed, status words left out) are in the evidence. Newer evidence
+wins: the older side is flagged; with no observation order the pending side is flagged, since
+a done mark is the stronger statement. Candidates come from an index of words: linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import STOPWORDS, normalize_claim, tokens
+
+PENDING = frozenset({"pending", "in_progress", "blocked"})
+CONTAINED = 0.8  # share of the pending task's words found in the evidence
+COVERED = 0.4  # share of the evidence's words that are the task's (a long log line is no match)
+MIN_WORDS = 2
+COMMON = 40  # a word in more evidence than this does not find candidates
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ing", "ed", "es", "s")
+_NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
+
+
+def find(ctx: Context) -> Iterator[Finding]:
+    done = [f for f in ctx.active if _is_done(f)]
+    if not done:
+        return
+    index = _Index(ctx.lexicon, done)
+    for fact in ctx.active:
+        if fact.status not in PENDING:
+            continue
+        match = index.best(fact)
+        if match is not None:
+            yield _finding(fact, match)
+
+
+def _is_done(fact: Fact) -> bool:
+    return fact.status == "done" or fact.kind == "event"
+
+
+class _Index:
+    def __init__(self, lexicon: Lexicon, done: Sequence[Fact]) -> None:
+        self.lexicon = lexicon
+        self.done = done
+        self.words = [task_words(f.claim, lexicon) for f in done]
+        self.exact: dict[str, list[int]] = {}
+        self.by_word: dict[str, list[int]] = {}
+        for i, fact in enumerate(done):
+            self.exact.setdefault(normalize_claim(fact.claim), []).append(i)
+            for word in self.words[i]:
+                self.by_word.setdefault(word, []).append(i)
+
+    def best(self, task: Fact) -> Fact | None:
+        same = [self.done[i] for i in self.exact.get(normalize_claim(task.claim), ()) if self.done[i] is not task]
+        if same:
+            return _newest(same)
+        words = task_words(task.claim, self.lexicon)
+        if len(words) < MIN_WORDS:
+            return None
+        hits: dict[int, int] = {}
+        for word in words:
+            postings = self.by_word.get(word, ())
+            if len(postings) > COMMON:
+                continue
+            for i in postings:
+                hits[i] = hits.get(i, 0) + 1
+        found = [
+            self.done[i] for i, shared in hits.items()
+            if shared >= CONTAINED * len(words) and shared >= COVERED * len(self.words[i])
+            and self.done[i] is not task
+        ]
+        return _newest(found) if found else None
+
+
+def _newest(facts: list[Fact]) -> Fact:
+    return max(facts, key=lambda f: (f.observed_at or "", -f.order))
+
+
+@lru_cache(maxsize=65536)
+def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
+    """The words that name a task: stemmed, without status words, stopwords or dates."""
+    words = set()
+    for token in tokens(claim):
+        if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
+            continue
+        if len(token) == 4 and token.isdigit() and token.startswith("20"):
+            continue
+        words.add(_stem(token))
+    return frozenset(words) - {_stem(w) for w in lexicon.status_words if " " not in w}
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _finding(task: Fact, evidence: Fact) -> Finding:
+    order = observed_order(task, evidence)
+    flagged, other = (evidence, task) if order == 1 else (task, evidence)
+    state = "done" if flagged is evidence else flagged.status.replace("_", " ")
+    when = {1: "newer", -1: "older", None: "unordered"}[observed_order(other, flagged)]
+    message = (
+        f"{state} here, but {'still ' + task.status.replace('_', ' ') if flagged is evidence else 'done'} "
+        f"at {other.where} ({when} evidence {quote(other.claim)!r})"
+    )
+    return fact_finding("status_conflict", flagged, message, related=[other],
+                        extra={"survivor_date": other.observed_at})
