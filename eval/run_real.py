@@ -311,6 +311,7 @@ class Score:
     failing: Counter[str] = field(default_factory=Counter)
     tp: Counter[str] = field(default_factory=Counter)
     found: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
     counted: set[tuple[str, int]] = field(default_factory=set)
     false_alarms: list[Finding] = field(default_factory=list)
     np_reported: list[str] = field(default_factory=list)
@@ -366,11 +367,21 @@ def score_run(scans: list[FolderScan], labels: Labels, fail_on: str) -> Score:
                 score.unsourced[finding.loc.path] += 1
             if is_failing(finding, fail_on):
                 failing.append(finding)
+            if finding.rule in PROBLEM_RULES:
+                score.reported.update(pid for pid, _ in hits(finding, labels.problems))
     failing.sort(key=Finding.key)
     for finding in failing:
         score_finding(score, finding, labels.problems)
     score.np_reported = [n.id for n in labels.not_problems if any(reports(f, n) for f in failing)]
     return score
+
+
+# The rules that report a problem (not provenance, hygiene or input): a duplicate is an info by
+# contract and fails no default run, but it does tell the user about the problem.
+PROBLEM_RULES = frozenset({
+    "duplicate", "near_duplicate", "contradicted_explicit", "contradicted_implicit", "likely_conflict",
+    "stale", "status_conflict", "numeric_drift",
+})
 
 
 def ratio(num: int, den: int) -> float | None:
@@ -389,8 +400,10 @@ def kind_rows(score: Score, labels: Labels) -> list[dict[str, Any]]:
     rows = []
     for kind in KINDS:
         ids = [p.id for p in labels.problems if p.kind == kind]
-        found = sum(1 for pid in ids if pid in score.found)
-        rows.append({"kind": kind, "problems": len(ids), "found": found, "recall": ratio(found, len(ids))})
+        found = sum(1 for pid in ids if pid in score.reported)
+        failing = sum(1 for pid in ids if pid in score.found)
+        rows.append({"kind": kind, "problems": len(ids), "found": found, "recall": ratio(found, len(ids)),
+                     "found_failing": failing})
     return rows
 
 
@@ -401,20 +414,22 @@ def clean_files(labels: Labels) -> list[str]:
 
 def results(score: Score, labels: Labels, src: Path, fail_on: str) -> dict[str, Any]:
     failing, tp = sum(score.failing.values()), sum(score.tp.values())
-    found = sum(1 for p in labels.problems if p.id in score.found)
+    found = sum(1 for p in labels.problems if p.id in score.reported)
+    found_failing = sum(1 for p in labels.problems if p.id in score.found)
     per_file = [score.unsourced[rel] for rel in labels.files]
     clean = clean_files(labels)
     return {
         "src": str(src), "fail_on": fail_on, "folders": None, "files": len(labels.files),
         "problems": len(labels.problems), "failing": failing, "tp": tp, "fp": failing - tp,
         "precision": ratio(tp, failing), "found": found, "recall": ratio(found, len(labels.problems)),
+        "found_failing": found_failing, "recall_failing": ratio(found_failing, len(labels.problems)),
         "rules": rule_rows(score), "kinds": kind_rows(score, labels),
         "not_problems": len(labels.not_problems), "not_problems_reported": score.np_reported,
         "unsourced_avg": ratio(sum(per_file), len(per_file)), "unsourced_max": max(per_file, default=0),
         "clean_files": len(clean), "clean_files_failing": sorted(set(clean) & score.failing_files),
         "scan_failures": [list(f) for f in score.failures],
         "false_alarms": [false_alarm(f) for f in score.false_alarms],
-        "missed": [missed(p) for p in labels.problems if p.id not in score.found],
+        "missed": [missed(p) for p in labels.problems if p.id not in score.reported],
     }
 
 
@@ -462,13 +477,15 @@ def print_tables(res: dict[str, Any]) -> None:
     print("-" * (len(head) - 1))
     for row in res["rules"]:
         print(f"{row['rule']:<24}{row['failing']:>8}{row['tp']:>5}{row['fp']:>5}{_fmt(row['precision']):>11}")
-    head = f"\n{'kind':<24}{'problems':>9}{'found':>7}{'recall':>9}"
+    head = f"\n{'kind':<24}{'problems':>9}{'found':>7}{'recall':>9}{'by failing':>12}"
     print(head)
     print("-" * (len(head) - 1))
     for row in res["kinds"]:
-        print(f"{row['kind']:<24}{row['problems']:>9}{row['found']:>7}{_fmt(row['recall']):>9}")
+        print(f"{row['kind']:<24}{row['problems']:>9}{row['found']:>7}{_fmt(row['recall']):>9}"
+              f"{row['found_failing']:>12}")
     print(f"\noverall: precision {_fmt(res['precision'])} ({res['tp']}/{res['failing']} failing findings)   "
-          f"recall {_fmt(res['recall'])} ({res['found']}/{res['problems']} problems)")
+          f"recall {_fmt(res['recall'])} ({res['found']}/{res['problems']} problems reported; "
+          f"{res['found_failing']} by failing findings)")
     print(f"not_problems reported: {len(res['not_problems_reported'])}/{res['not_problems']}")
     print(f"unsourced per file: avg {_fmt(res['unsourced_avg'])}   max {res['unsourced_max']}")
     print(f"clean files failing: {len(res['clean_files_failing'])}/{res['clean_files']}")

@@ -81,10 +81,12 @@ def test_markdown_rewrite_keeps_bullets_and_history(tmp_path: Path) -> None:
     assert code == 0 and out.startswith("applied 4 fix(es) across 1 file(s):\n")
     assert out.rstrip().endswith("undo with: memory-autopsy undo <file> (restores the newest snapshot)")
     lines = (tmp_path / "memory.md").read_text(encoding="utf-8").splitlines()
-    assert lines[4] == '- billing-store: tool = "PostgreSQL 14 for the billing store" ; valid_to=2026-06-02 ' \
-                       "-- 2026-01-05 (source: infra-doc)"
+    assert lines[4] == ("- ~~billing-store: uses PostgreSQL 14 for the billing store (source: infra-doc)~~ "
+                        "(superseded 2026-06-02, see memory.md:10)")  # plain markdown, not record syntax
     assert lines.count("- cache-tier: uses redis 7 (source: ops-notes)") == 1
-    assert '- Globex: employer = "Northwind" ; valid_to=2026-05-01 -- 2026-01-01 (source: profile)' in lines
+    assert "- ~~works at Northwind (source: profile)~~ (superseded 2026-05-01, see memory.md:20)" in lines
+    after = run_cli("scan", "memory.md", "--json", cwd=tmp_path)
+    assert {f["rule"] for f in json.loads(after.out)["findings"]} == {"superseded"}  # read back as history
 
 
 def test_json_rewrite_keeps_records_and_layout(tmp_path: Path) -> None:
@@ -114,7 +116,7 @@ def test_utf16_and_file_mode_are_kept(tmp_path: Path) -> None:
     target.write_bytes(data)
     target.chmod(0o640)
     assert apply(tmp_path, "memory.md")[0] == 0
-    assert target.read_bytes()[:2] == data[:2] and "valid_to=2026-06-02" in target.read_bytes().decode("utf-16")
+    assert target.read_bytes()[:2] == data[:2] and "(superseded 2026-06-02" in target.read_bytes().decode("utf-16")
     assert target.stat().st_mode & 0o777 == 0o640
     assert run_cli("undo", "memory.md", cwd=tmp_path).code == 0 and target.read_bytes() == data
 

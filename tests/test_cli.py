@@ -40,8 +40,8 @@ def test_exit_codes(tmp_path: Path) -> None:
     write(tmp_path / "clean.md", "- billing: uses MySQL (2026-01-01) (source: ops)\n")
     write(tmp_path / "info.md", "- billing: uses MySQL\n")
     assert run_cli("scan", "clean.md", cwd=tmp_path).code == 0
-    assert run_cli("scan", "info.md", cwd=tmp_path).code == 1
-    assert run_cli("scan", "info.md", "--fail-on", "warning", cwd=tmp_path).code == 0
+    assert run_cli("scan", "info.md", cwd=tmp_path).code == 0  # default fail-on: warning
+    assert run_cli("scan", "info.md", "--fail-on", "info", cwd=tmp_path).code == 1
     assert run_cli("scan", "missing.md", cwd=tmp_path).code == 2
     assert run_cli("scan", cwd=tmp_path).code == 2
     assert run_cli("scan", "clean.md", "--as-of", "not-a-date", cwd=tmp_path).code == 2

@@ -60,7 +60,7 @@ def test_greyzone_is_clean_for_heuristics_and_hedged_by_the_embed_engine(embed_s
 def test_cli_scan_with_the_embed_engine_reports_the_hedge(embed_server, cache_dir, monkeypatch):
     monkeypatch.setenv("OLLAMA_BASE_URL", embed_server.url)
     done = run_process("scan", "examples/greyzone.md", "--engine", "embed", "--json", "--isolated",
-                       cwd=ROOT, env={"OLLAMA_BASE_URL": embed_server.url}, timeout=60)
+                       "--fail-on", "review", cwd=ROOT, env={"OLLAMA_BASE_URL": embed_server.url}, timeout=60)
     assert done.code == 1, done.err
     payload = json.loads(done.out)
     assert payload["engine"] == "embed"
@@ -319,7 +319,7 @@ def test_openai_mode_through_the_rule_file(tmp_path, embed_server, cache_dir):
     )
     (tmp_path / "greyzone.md").write_text(GREYZONE.read_text(encoding="utf-8"), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "memory_autopsy", "scan", "greyzone.md", "--json"],
+        [sys.executable, "-m", "memory_autopsy", "scan", "greyzone.md", "--json", "--fail-on", "review"],
         cwd=tmp_path,
         env={**_env(), "MA_RULE_KEY": secret, "XDG_CACHE_HOME": str(tmp_path / "xdg")},
         capture_output=True,

@@ -44,7 +44,7 @@ def test_hostile_memory_cannot_inject_commands(tmp_path: Path) -> None:
     evil = {"entity": "x\n::error::owned", "claim": "rm %0A::set-env name=A::1\r\n::warning::pwned",
             "observed_at": "2026-01-01"}
     write(tmp_path / "a,b:c.jsonl", (json.dumps(evil) + "\n") * 2)
-    result = run_cli("scan", "a,b:c.jsonl", "--format", "github", cwd=tmp_path)
+    result = run_cli("scan", "a,b:c.jsonl", "--format", "github", "--fail-on", "info", cwd=tmp_path)
     assert result.code == 1
     outside = commands_outside_fence(result.out)
     annotations = [line for line in outside if not line.startswith(("::group::", "::endgroup::"))]

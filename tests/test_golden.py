@@ -15,6 +15,8 @@ CASES = {
     "timeline.txt": ("scan", "examples/timeline.jsonl"),
     "store.txt": ("scan", "examples/store.jsonl"),
     "examples_dir.json": ("scan", "examples", "--json"),
+    "memory_bank.txt": ("scan", "examples/memory-bank"),
+    "memory_bank.report.md": ("report", "examples/memory-bank"),
 }
 
 

@@ -24,7 +24,8 @@ from conftest import SHARED, run_cli, run_process
 )
 def test_bad_file_is_a_finding(name: str, data: bytes, line: int, tmp_path: Path) -> None:
     (tmp_path / name).write_bytes(data)
-    result = run_cli("scan", name, "--json", cwd=tmp_path)
+    assert run_cli("scan", name, cwd=tmp_path).code == 0  # an info never fails a default run
+    result = run_cli("scan", name, "--json", "--fail-on", "info", cwd=tmp_path)
     assert result.code == 1, result.err
     findings = json.loads(result.out)["findings"]
     assert [(f["rule"], f["path"], f["line"]) for f in findings] == [("bad_input", name, line)]

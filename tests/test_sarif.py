@@ -105,7 +105,8 @@ def test_baseline_state_and_output_file(tmp_path: Path) -> None:
     assert run_cli("baseline", "m.md", cwd=tmp_path).code == 0
     write(tmp_path / "m.md", PAIR + "- dns: runs on Route53 (2026-01-01)\n- dns: runs on Route53 (2026-01-01)\n")
     result = run_cli("scan", "m.md", "--baseline", ".memory-autopsy-baseline.json", "--format",
-                     "sarif", "--output", "out/m.sarif", "--include-baselined", cwd=tmp_path)
+                     "sarif", "--output", "out/m.sarif", "--include-baselined", "--fail-on", "info",
+                     cwd=tmp_path)
     assert result.code == 1 and result.out == ""
     log = json.loads((tmp_path / "out" / "m.sarif").read_text(encoding="utf-8"))
     validate(log)
@@ -131,7 +132,7 @@ def test_truncation_keeps_the_most_severe_and_says_so() -> None:
 
 def test_gzip_limit_truncates() -> None:
     findings = tuple(finding("duplicate", f"f{n}.md", n, Severity.INFO) for n in range(1, 200))
-    text = sarif.format_report(Report("heuristic", (), findings), max_gzip_bytes=4000)
+    text = sarif.format_report(Report("heuristic", (), findings), max_gzip_bytes=5000)
     log = json.loads(text)
     assert 0 < len(log["runs"][0]["results"]) < 199
     assert sarif.truncation_note(text)

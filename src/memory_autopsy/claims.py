@@ -189,6 +189,8 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
         phrase = match.group(0)
         slot = vocabulary.anchors[phrase]
         rest = text[match.end() :].strip()
+        if _not_a_frame(text[: match.start()], phrase, rest):
+            continue
         if slot == "anchor:uses" and phrase in ("migrated to", "switched to", "moved to"):
             qualifier = ""
         else:
@@ -198,6 +200,22 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
         if value:
             return slot, _original_case(body, value), qualifier
     return None
+
+
+# Before "use": an article or a modal makes it a noun or an instruction, not a statement of state.
+_NOT_BEFORE_USE = frozenset("the a an of to can could should will would must may might please always never".split())
+_NOT_A_VALUE = frozenset("of to it this that them these those its their which what how when if".split())
+
+
+def _not_a_frame(before: str, phrase: str, rest: str) -> bool:
+    """"the use of X", "should use X", "uses of", a value that is a pronoun or a preposition."""
+    first = rest.split(" ", 1)[0] if rest else ""
+    if first in _NOT_A_VALUE:
+        return True
+    previous = before.rsplit(None, 1)[-1] if before.strip() else ""
+    if phrase == "use" and not previous:
+        return True  # "Use uv for installs": an instruction
+    return phrase in ("use", "uses") and previous in _NOT_BEFORE_USE
 
 
 def _original_case(body: str, folded_value: str) -> str:

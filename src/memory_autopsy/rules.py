@@ -46,7 +46,8 @@ RULES: tuple[Rule, ...] = (
           """A fact of the same entity carries a transition trigger ("left", "migrated off",
           "switched from", "replaced by", "deprecated", "no longer", ...) on an anchor this fact
           asserts, and it is newer or there is no observation order between them. The older claim
-          is flagged; the fix plan stamps its valid_to and keeps it as history.""",
+          is flagged; the fix plan keeps it as history (a record gets valid_to, a markdown bullet
+          is struck through: `~~…~~ (superseded DATE, see path:line)`).""",
           "## Globex\n- works at Northwind (2026-01-01)\n- left Northwind (2026-05-01)",
           'Globex: employer = "Northwind" ; valid_to=2026-05-01 -- 2026-01-01\n- left Northwind (2026-05-01)'),
     _rule("contradicted_implicit", "2b", Severity.ERROR, "Same slot, different value, nothing retracted.",

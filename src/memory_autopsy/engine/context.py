@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from memory_autopsy.dates import day_of
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
 from memory_autopsy.settings import Settings
-from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.vocabulary import Vocabulary
 
 

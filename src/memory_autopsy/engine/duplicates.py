@@ -15,17 +15,20 @@ THRESHOLD = 0.91
 BUCKET_LIMIT = 8
 
 
-def exact(ctx: Context) -> tuple[list[Finding], set[int]]:
-    """Later copies of a claim already stored for the same entity; returns their orders too."""
+def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
+    """Later copies of a claim already stored for the same entity; returns their orders too.
+    Facts inside a copied block are reported once, for the block."""
     first: dict[tuple[str, str, str | None, str | None], Fact] = {}
     findings: list[Finding] = []
-    flagged: set[int] = set()
+    flagged: set[int] = set(in_blocks or ())
     for form, facts in ctx.by_entity.items():
         for fact in facts:
             key = (form, ctx.norm_body(fact), fact.valid_from, fact.valid_to)
             original = first.setdefault(key, fact)
-            if original is fact:
+            if original is fact or fact.order in flagged:
                 continue
+            if fact.status != original.status:
+                continue  # `- [ ] x` beside `- [x] x` is a status conflict, not a copy
             flagged.add(fact.order)
             findings.append(
                 fact_finding(
@@ -39,11 +42,17 @@ def exact(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 
 def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
-    """Prose claims only: two explicit records that nearly match are a slot question."""
+    """Prose claims only: two explicit records that nearly match are a slot question. Within one
+    file: memory split over files (a memory bank's progress and active context) restates by
+    design, while the same claim restated in one file is a slip."""
     for facts in ctx.by_entity.values():
-        prose = [f for f in facts if f.order not in skip and f.fidelity is not Fidelity.FULL]
-        if len(prose) > 1:
-            yield from _near_in_entity(ctx, prose)
+        by_file: dict[str, list[Fact]] = {}
+        for fact in facts:
+            if fact.order not in skip and fact.fidelity is not Fidelity.FULL:
+                by_file.setdefault(fact.path, []).append(fact)
+        for prose in by_file.values():
+            if len(prose) > 1:
+                yield from _near_in_entity(ctx, prose)
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
@@ -96,7 +105,9 @@ def _best_match(
 
 
 def _same_claim_kind(ctx: Context, a: Fact, b: Fact) -> bool:
-    """A changed number or a retraction is a change of value, never a near-duplicate."""
+    """A changed number, status or retraction is a change of value, never a near-duplicate."""
+    if a.status != b.status:
+        return False
     digits_a = [t for t in ctx.norm_body(a).split() if any(c.isdigit() for c in t)]
     digits_b = [t for t in ctx.norm_body(b).split() if any(c.isdigit() for c in t)]
     if digits_a != digits_b:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Protocol
 
-from memory_autopsy.engine import duplicates, hygiene, slots, status, transitions
+from memory_autopsy.engine import blocks, duplicates, hygiene, numeric, slots, status, transitions
 from memory_autopsy.engine.context import Context
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.settings import Settings
@@ -38,13 +38,16 @@ def lint_store(
     found += hygiene.duplicate_ids(ctx)
     found += hygiene.orphans(store, ctx)
     found += hygiene.look_alikes(store, ctx)
-    exact, copies = duplicates.exact(ctx)
+    pasted, in_blocks = blocks.find(ctx)
+    found += pasted
+    exact, copies = duplicates.exact(ctx, in_blocks)
     found += exact
     found += duplicates.near(ctx, copies)
     explicit, pairs = transitions.find(ctx)
     found += explicit
     found += slots.find(ctx, {flagged for flagged, _ in pairs})
     found += status.find(ctx)
+    found += numeric.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if extra_layer is not None:
         found += extra_layer(ctx, found)

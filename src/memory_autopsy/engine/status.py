@@ -24,7 +24,7 @@ CONTAINED = 0.8  # share of the pending task's words found in the evidence
 COVERED = 0.4  # share of the evidence's words that are the task's (a long log line is no match)
 MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
-_SUFFIXES = ("ations", "ation", "ments", "ment", "ing", "ed", "es", "s")
+_SUFFIXES = ("ations", "ation", "ing", "ed", "es", "s")
 _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
 
 
@@ -90,8 +90,8 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     for token in tokens(claim):
         if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
             continue
-        if len(token) == 4 and token.isdigit() and token.startswith("20"):
-            continue
+        if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
+            continue  # a year or a version: "testing of release 2.14.22" is the same task later
         words.add(_stem(token))
     return frozenset(words) - {_stem(w) for w in lexicon.status_words if " " not in w}
 

@@ -62,11 +62,11 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
-        caused: dict[int, list[tuple[Fact, Retraction, str]]] = {}
+        caused: dict[tuple[int, str], list[tuple[Fact, Retraction, str]]] = {}
         for target, retraction, anchor in _matches(ctx, facts, retractions):
             pairs.add((target.order, retraction[0].order))
-            caused.setdefault(retraction[0].order, []).append((target, retraction, anchor))
-        for group in caused.values():  # one retraction, one finding: its other targets are related
+            caused.setdefault((retraction[0].order, target.path), []).append((target, retraction, anchor))
+        for group in caused.values():  # one retraction, one finding per file it reaches
             target, (trigger, transition), anchor = group[0]
             findings.append(_finding(target, trigger, transition, anchor, [g[0] for g in group[1:]]))
     return findings, pairs
@@ -164,9 +164,10 @@ def _finding(
         f"{when} fact has transition trigger {transition.trigger!r} on shared anchor {anchor!r}: "
         f"{quote(trigger.claim)!r} ({trigger.where})"
     )
-    if others:
+    extra: dict[str, object] = {"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at}
+    if others:  # one cause, one finding: the other facts it retracts are named, not re-reported
         message += f"; it also retracts {len(others)} more: " + ", ".join(o.where for o in others[:5])
+        extra["also_flagged"] = [o.where for o in others]
     return fact_finding(
-        "contradicted_explicit", target, message, related=[trigger, *others],
-        extra={"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at},
+        "contradicted_explicit", target, message, related=[trigger], extra=extra,
     )

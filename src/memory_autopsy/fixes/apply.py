@@ -1,9 +1,10 @@
 """`report --apply --yes-i-know`: snapshot, then rewrite each file of the fix plan atomically.
 
 Per file: read the bytes, check the facts the plan was made from are still on their lines
-(else refuse: the file changed since it was linted), rewrite, snapshot the bytes that were
-read, and replace the file atomically, refusing if it changed while we worked. Hedges are
-never in the plan; supersede keeps the claim as history; only exact duplicates are deleted.
+(else skip the whole file: it changed since it was linted), rewrite whole items, snapshot the
+bytes that were read, and replace the file atomically, refusing if it changed while we worked.
+Hedges are never in the plan; supersede keeps the claim as history; only exact copies are
+deleted.
 """
 
 from __future__ import annotations

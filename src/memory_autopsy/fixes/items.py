@@ -46,14 +46,18 @@ class FactIndex:
         return starting[0] if starting else self._by_id.get(fact_id)
 
     def sharing(self, fact: Fact) -> list[Fact]:
-        """The other facts on any line of `fact`'s item (none for JSON records)."""
-        if fact.shape not in LINE_SHAPES:
+        """The other facts a line edit of `fact` would take with it: those on any line of its
+        item, or the other observations of its memory-graph node (a JSONL line is the node).
+        None for other JSON records, which are edited by position, not by line."""
+        if fact.shape not in LINE_SHAPES and fact.obs < 0:
             return []
-        seen: list[Fact] = []
-        for line in span(fact):
-            seen.extend(f for f in self._on.get((fact.path, line), ()) if f is not fact and
-                        not any(f is s for s in seen))
-        return seen
+        found = {id(f): f for line in span(fact) for f in self._on.get((fact.path, line), ())
+                 if fact.shape in LINE_SHAPES or f.line == fact.line}
+        found.pop(id(fact), None)
+        return list(found.values())
+
+    def starting(self, path: str, lines: range) -> list[Fact]:
+        return [f for line in lines for f in self._on.get((path, line), ()) if f.line == line]
 
 
 def span(fact: Fact) -> range:

@@ -49,6 +49,9 @@ def edit_for(fix: Fix, lines: Sequence[Line], kind: str) -> Edit | str:
     if fix.action == "delete":
         return Edit(start, stop, None)
     contents = [content for content, _ in lines[start:stop]]
+    if kind == "jsonl" and fix.fact.obs >= 0:
+        # valid_to on the line would end every observation of the node, not just this one
+        return "memory-graph observations are not rewritten automatically; edit it by hand"
     if kind == "jsonl":
         stamped = jsonl_line(contents[0], fix.valid_to or "")
         return Edit(start, stop, stamped) if stamped is not None else "the line is not a JSON object or string"

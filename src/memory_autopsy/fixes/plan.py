@@ -9,7 +9,7 @@ from __future__ import annotations
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import fact_body
 from memory_autopsy.fixes.fix import Fix as Fix
-from memory_autopsy.fixes.items import FactIndex, overlap
+from memory_autopsy.fixes.items import LINE_SHAPES, FactIndex, overlap
 from memory_autopsy.fixes.marks import settle, strike_fix
 from memory_autopsy.model import Fact, Fidelity, Finding, Report
 from memory_autopsy.normalize import normalize_claim
@@ -29,14 +29,20 @@ def plan(report: Report) -> list[Fix]:
     doomed = _doomed_copies(report.findings, index)
     fixes: dict[tuple[str, int], Fix] = {}
     for finding in report.findings:
-        flagged = index.find(finding, finding.fact_ids[0] if finding.fact_ids else "")
+        flagged, other = _sides(finding, index)
         if flagged is None:
             continue
-        other = index.find(finding.related[0], finding.related[0].fact_id) if finding.related else None
         fix = _fix_for(finding, flagged, other, index, doomed)
         if fix is not None:
             fixes.setdefault((fix.fact.path, fix.fact.line), fix)
     return settle(sorted(fixes.values(), key=lambda f: (f.fact.path, f.fact.line)))
+
+
+def _sides(finding: Finding, index: FactIndex) -> tuple[Fact | None, Fact | None]:
+    """The flagged fact and the evidence (`related[0]`): the survivor, or the other copy."""
+    flagged = index.find(finding, finding.fact_ids[0] if finding.fact_ids else "")
+    other = index.find(finding.related[0], finding.related[0].fact_id) if finding.related else None
+    return flagged, other
 
 
 def _outranks(fact: Fact, survivor: Fact) -> bool:
@@ -51,7 +57,7 @@ def _fix_for(finding: Finding, flagged: Fact, other: Fact | None, index: FactInd
         return None
     if other is not None and _outranks(flagged, other):
         return None
-    if index.sharing(flagged) or flagged.shape == "table":
+    if flagged.shape == "table" or (flagged.shape in LINE_SHAPES and index.sharing(flagged)):
         return None  # striking whole lines would strike other facts too: a person edits it
     return _supersede(finding, flagged)
 
@@ -66,7 +72,7 @@ def copy_sides(rule: str, flagged: Fact, other: Fact | None) -> tuple[Fact, Fact
         return (flagged, None) if rule == "duplicate" else None
     if flagged.status == other.status:
         return (flagged, other) if rule == "duplicate" else None
-    if DONE not in (flagged.status, other.status) or not (flagged.status and other.status):
+    if DONE not in (flagged.status, other.status):
         return None
     if normalize_claim(flagged.claim) != normalize_claim(other.claim):
         return None  # a status conflict matches tasks by most of their words: not copies
@@ -75,6 +81,9 @@ def copy_sides(rule: str, flagged: Fact, other: Fact | None) -> tuple[Fact, Fact
 
 def _delete_copy(finding: Finding, flagged: Fact, other: Fact | None, index: FactIndex,
                  doomed: set[int]) -> Fix | None:
+    end = finding.get("block_end")
+    if isinstance(end, int) and end > flagged.last_line:
+        return None  # one finding for a copied block of items: deleting its first item is half a fix
     sides = copy_sides(finding.rule, flagged, other)
     if sides is None:
         return None
@@ -91,17 +100,27 @@ def _delete_copy(finding: Finding, flagged: Fact, other: Fact | None, index: Fac
 
 def _doomed_copies(findings: tuple[Finding, ...], index: FactIndex) -> set[int]:
     """Facts flagged as plain duplicates of a fact on other lines: a line holding only these
-    (a duplicated table row) may be deleted whole."""
+    (a duplicated table row, a copied memory-graph node) may be deleted whole."""
     doomed: set[int] = set()
     for finding in findings:
-        if finding.rule != "duplicate" or not finding.related:
+        if finding.rule != "duplicate":
             continue
-        flagged = index.find(finding, finding.fact_ids[0] if finding.fact_ids else "")
-        other = index.find(finding.related[0], finding.related[0].fact_id)
+        flagged, other = _sides(finding, index)
         if flagged is not None and other is not None and flagged.status == other.status \
                 and not overlap(flagged, other):
             doomed.add(id(flagged))
+            doomed.update(id(f) for f in _block(finding, index))
     return doomed
+
+
+def _block(finding: Finding, index: FactIndex) -> list[Fact]:
+    """Every fact of a copied block the finding reports as one (`block` facts up to line
+    `block_end`), or none when the lines no longer hold that many."""
+    end, size = finding.get("block_end"), finding.get("block")
+    if not isinstance(end, int) or not isinstance(size, int):
+        return []
+    facts = index.starting(finding.path, range(finding.line, end + 1))
+    return facts if len(facts) == size else []
 
 
 def _supersede(finding: Finding, fact: Fact) -> Fix | None:

@@ -38,6 +38,8 @@ from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 
 _REFERENCE = re.compile(r"\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
+_STRUCK = re.compile(r"~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
+_PINNED = re.compile(r"(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = re.compile(r"\s*[\[(]?\d{4}-\d{2}-\d{2}")
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
@@ -251,6 +253,9 @@ class _Parser:
         return draft
 
     def _prose(self, body: str, block: Block) -> Draft | None:
+        struck = _STRUCK.match(body)
+        if struck:  # `~~claim~~ (superseded DATE, see path:line)`: resolved history, as the fix writes it
+            body = struck["claim"] + struck["rest"]
         claim, notes = read_prose(body)
         if not claim or not any(ch.isalnum() for ch in claim):
             return None
@@ -260,11 +265,19 @@ class _Parser:
             fidelity=Fidelity.PARTIAL if entity else self.file_fidelity, body=claim,
             named=bool(entity) or self.file_named,
         )
-        prefix = label_prefix(claim)
+        pinned = _PINNED.fullmatch(claim)
+        if pinned:  # "- php - 8.2.12": a package list pins a version
+            name = pinned["name"].strip()
+            draft.entity, draft.slot, draft.value = name, "version", f"{name} {pinned['version']}"
+            draft.body, draft.named = draft.value, True
+            draft.fidelity = Fidelity.PARTIAL
+        prefix = label_prefix(claim) if not pinned else None
         if prefix is not None:
             draft.label, draft.label_rest = prefix
             draft.annotated = bool(notes.observed_at or notes.source)
         self._annotate(draft, notes)
+        if struck:
+            draft.valid_to = parse_date(struck["date"])
         return draft
 
     def _row(self, block: Block) -> None:

@@ -1,0 +1,72 @@
+"""Layer 1: a block of three or more facts pasted into another section or file is one
+`duplicate` for the block, not one per line.
+
+Each fact's normalized claim is looked up among the claims already seen; from the first
+earlier occurrence the run is extended fact by fact while both sides agree. A fact belongs to
+at most one copied block, so the walk is linear in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory_autopsy.engine.context import Context
+from memory_autopsy.engine.findings import fact_finding
+from memory_autopsy.model import Fact, Finding
+
+MIN_BLOCK = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    copy: tuple[Fact, ...]
+    original: tuple[Fact, ...]
+
+
+def find(ctx: Context) -> tuple[list[Finding], set[int]]:
+    """Findings for copied blocks, and the orders of every fact inside a later copy."""
+    blocks = copied_blocks(ctx, ctx.facts)
+    covered = {fact.order for block in blocks for fact in block.copy}
+    return [_finding(block) for block in blocks], covered
+
+
+def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
+    keys = [ctx.norm_body(f) for f in facts]
+    first: dict[str, int] = {}
+    blocks: list[Block] = []
+    i = 0
+    while i < len(facts):
+        j = first.get(keys[i])
+        run = _run(facts, keys, j, i) if j is not None else 0
+        if run >= MIN_BLOCK:
+            blocks.append(Block(tuple(facts[i : i + run]), tuple(facts[j : j + run])))  # type: ignore[operator]
+            for k in range(i, i + run):
+                first.setdefault(keys[k], k)
+            i += run
+            continue
+        first.setdefault(keys[i], i)
+        i += 1
+    return blocks
+
+
+def _run(facts: Sequence[Fact], keys: Sequence[str], j: int, i: int) -> int:
+    """How many facts from i repeat the facts from j, in one file each, without overlapping."""
+    run = 0
+    while (
+        i + run < len(facts) and j + run < i and keys[i + run] == keys[j + run] and keys[i + run]
+        and facts[i + run].path == facts[i].path and facts[j + run].path == facts[j].path
+    ):
+        run += 1
+    return run
+
+
+def _finding(block: Block) -> Finding:
+    head, last = block.copy[0], block.copy[-1]
+    origin, origin_last = block.original[0], block.original[-1]
+    message = (
+        f"block of {len(block.copy)} facts (lines {head.line}-{last.last_line}) copied from "
+        f"{origin.path}:{origin.line}-{origin_last.last_line}"
+    )
+    return fact_finding("duplicate", head, message, related=[origin],
+                        extra={"block": len(block.copy), "block_end": last.last_line})
