@@ -34,7 +34,7 @@ DEFAULT_SCENARIOS = EVAL_DIR / "scenarios.json"
 SCORED_RULES = (
     "duplicate", "near_duplicate", "contradicted_explicit", "contradicted_implicit",
     "likely_conflict", "stale", "unsourced", "superseded", "duplicate_id",
-    "unresolved_alias", "validity_order", "orphan_entity", "bad_input",
+    "unresolved_alias", "validity_order", "orphan_entity", "bad_input", "status_conflict", "numeric_drift",
 )
 # Reported by the engine but never scored: 'degraded' is a run condition, not a finding
 # about a fact. Every other rule name, known or not, is scored (FP when no gold has it).

@@ -168,3 +168,23 @@ def test_empty_reading_is_a_bad_input_never_clean(tmp_path: Path) -> None:
     (tmp_path / "g.json").write_text('{"entities": [], "relations": []}')
     result = run_cli("scan", str(tmp_path / "g.json"), "--format", "json", "--fail-on", "info")
     assert [f["rule"] for f in json.loads(result.out)["findings"]] == ["bad_input"]
+
+
+def test_rule_file_adds_status_words_and_section_kinds(tmp_path: Path) -> None:
+    (tmp_path / "memory-autopsy.toml").write_text(
+        '[vocabulary]\nstatus-words = { done = ["erledigt"] }\n'
+        'section-kinds = { "Nächste Schritte" = "pending" }\n', encoding="utf-8")
+    (tmp_path / "notes.md").write_text(
+        "## Nächste Schritte\n- Export der Rechnungen (source: team)\n\n"
+        "## Log\n- Export der Rechnungen (erledigt) (source: team)\n", encoding="utf-8")
+    result = run_cli("scan", "notes.md", "--json", cwd=tmp_path)
+    assert [(f["rule"], f["line"]) for f in json.loads(result.out)["findings"]] == [("status_conflict", 2)]
+    assert run_cli("scan", "notes.md", "--json", "--isolated", cwd=tmp_path).code == 0  # words unknown
+
+
+def test_chinese_status_words_on_a_real_memory_bank() -> None:
+    bank = Path(__file__).resolve().parents[1] / "eval" / "real" / "files" / "alice-easy-easy-comic"
+    facts = {(Path(f.path).name, f.line): f for f in load_store([str(bank)]).facts}
+    assert facts[("progress.md", 26)].status == "done"  # "完成：在 ReaderBloc 中实现用户设置更新逻辑。"
+    assert facts[("activeContext.md", 48)].status == "done"  # "完成FavoriteComicsScreen完整实现…"
+    assert facts[("activeContext.md", 52)].status == "done"  # "WebDAV同步状态管理系统完成: …"

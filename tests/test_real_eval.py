@@ -38,6 +38,7 @@ def test_real_eval_holds_the_gate() -> None:
     assert res["precision"] is not None and res["precision"] >= gate["min_precision"], res["precision"]
     assert res["recall"] is not None and res["recall"] >= gate["min_recall"], res["recall"]
     assert res["unsourced_avg"] <= gate["max_unsourced"], res["unsourced_avg"]
+    assert res["clean_files_failing"] == [], res["clean_files_failing"]  # no labelled problem, no failure
 
 
 def test_dated_logs_are_read_with_their_dates() -> None:

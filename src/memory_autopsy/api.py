@@ -26,7 +26,7 @@ def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
     read_problems: list[Problem] = []
-    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems)
+    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems, settings.lexicon)
     return replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store
 
 

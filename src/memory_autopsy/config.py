@@ -100,6 +100,11 @@ def build_settings(checked: dict[str, Any], base: Path) -> Settings:
         words = checked["vocabulary"]
         changes["vocabulary"] = settings.vocabulary.extended(
             words.get("transitions", ()), words.get("anchors"), words.get("synonyms"))
+        if "status-words" in words or "section-kinds" in words:
+            from memory_autopsy.lexicon import default_lexicon
+
+            changes["lexicon"] = (settings.lexicon or default_lexicon()).extended(
+                words.get("section-kinds"), words.get("status-words"))
     if "embed" in checked:
         changes["embed"] = _embed(checked["embed"], base)
     return replace(settings, **changes)

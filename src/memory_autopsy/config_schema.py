@@ -156,7 +156,35 @@ def rules_table(value: Any) -> dict[str, Severity | None]:
     return result
 
 
-VOCABULARY: dict[str, Check] = {"transitions": text_list, "anchors": text_map, "synonyms": text_map}
+_STATUSES = ("done", "pending", "in_progress", "blocked")
+
+
+def status_words(value: Any) -> dict[str, tuple[str, ...]]:
+    """`{ done = ["erledigt"], pending = ["offen"] }`: status words in another language."""
+    if not isinstance(value, dict):
+        raise BadValue(f"expected a table of status = [words], {_got(value)}")
+    for status in value:
+        if status not in _STATUSES:
+            raise BadValue(f"unknown status; expected one of {', '.join(_STATUSES)}", str(status))
+    return {status: text_list(words) for status, words in value.items()}
+
+
+def section_kinds(value: Any) -> dict[str, str]:
+    """`{ "Nächste Schritte" = "pending", "Begründung" = "" }`: generic headings and the status
+    they give what they hold ("" for a neutral kind)."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise BadValue(f"expected a table of heading = status, {_got(value)}")
+    kinds = {text(k): v.strip() for k, v in value.items()}
+    for heading, status in kinds.items():
+        if status not in _STATUSES + ("",):
+            raise BadValue(f"expected one of {', '.join(_STATUSES)} or \"\"", heading)
+    return kinds
+
+
+VOCABULARY: dict[str, Check] = {
+    "transitions": text_list, "anchors": text_map, "synonyms": text_map,
+    "status-words": status_words, "section-kinds": section_kinds,
+}
 STALENESS: dict[str, Check] = {"max-age-days": whole(0)}
 EMBED: dict[str, Check] = {
     "provider": choice("ollama", "openai"),

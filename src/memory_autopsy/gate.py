@@ -85,7 +85,7 @@ def admit(fact: Any, store: str | os.PathLike[str] | Iterable[str], settings: Se
     if trouble:
         return rejected("the store cannot be read (the gate never runs blind): " + "; ".join(trouble))
     candidate_source = Source(CANDIDATE, json.dumps(fact, default=str, ensure_ascii=False).encode())
-    loaded = load_sources(sources + [candidate_source], settings.vocabulary)
+    loaded = load_sources(sources + [candidate_source], settings.vocabulary, lexicon=settings.lexicon)
     if loaded.problems:
         listed = "; ".join(f"{p.path}:{p.line}: {p.message}" for p in loaded.problems)
         return rejected(f"the store has bad input (the gate never runs blind): {listed}")

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Severity
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -31,6 +32,7 @@ class Settings:
     max_age_days: int | None = None
     as_of: str | None = None
     vocabulary: Vocabulary = DEFAULT_VOCABULARY
+    lexicon: Lexicon | None = None  # None: the built-in words (lexicon/*.json)
     weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     embed: EmbedSettings = EmbedSettings()
     include: tuple[str, ...] = ()

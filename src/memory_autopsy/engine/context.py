@@ -53,7 +53,7 @@ class Context:
 
     @property
     def lexicon(self) -> Lexicon:
-        return default_lexicon()
+        return self.settings.lexicon or default_lexicon()
 
     def norm_body(self, fact: Fact) -> str:
         cached = self._norm.get(fact.order)

@@ -14,6 +14,7 @@ from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, pa
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -75,6 +76,7 @@ def load_sources(
     sources: Iterable[Source],
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,
     problems: Sequence[Problem] = (),
+    lexicon: Lexicon | None = None,
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next)."""
     drafts: list[Draft] = []
@@ -84,7 +86,7 @@ def load_sources(
     paths: list[str] = []
     for source in sources:
         paths.append(source.path)
-        result = parse_source(source)
+        result = parse_source(source, lexicon)
         if not result.drafts and not result.problems and not result.declarations:
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
@@ -92,7 +94,7 @@ def load_sources(
         all_problems.extend(result.problems)
         related.update(result.related)
         del result
-    settle_labels(drafts, declarations, vocabulary)
+    settle_labels(drafts, declarations, vocabulary, lexicon)
     facts = [finish(d, vocabulary, i) for i, d in enumerate(drafts)]
     del drafts
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
@@ -128,7 +130,7 @@ def _why_empty(source: Source) -> str:
     return f"read as {dialect.system}: no list item, table row, record or sentence holds a claim"
 
 
-def parse_source(source: Source) -> JsonResult:
+def parse_source(source: Source, lexicon: Lexicon | None = None) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
     if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return _json_lines_bytes(source)
@@ -140,12 +142,12 @@ def parse_source(source: Source) -> JsonResult:
     stem = Path(source.path).stem
     suffix = Path(source.path).suffix.lower()
     if suffix in (".md", ".markdown", ".mdc"):
-        return _markdown(text, source.path, stem)
+        return _markdown(text, source.path, stem, lexicon)
     if suffix == ".jsonl":
         lines = text.splitlines()
         del text
         return parse_json_lines(lines, source.path, stem)
-    return _json_or_markdown(text, source.path, stem, strict=suffix == ".json")
+    return _json_or_markdown(text, source.path, stem, strict=suffix == ".json", lexicon=lexicon)
 
 
 def _json_lines_bytes(source: Source) -> JsonResult:
@@ -172,12 +174,14 @@ def _unusable(source: Source) -> Problem | None:
     return None
 
 
-def _markdown(text: str, path: str, stem: str) -> JsonResult:
-    parsed = parse_markdown(text, path, stem)
+def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None) -> JsonResult:
+    parsed = parse_markdown(text, path, stem, lexicon)
     return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
-def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonResult:
+def _json_or_markdown(
+    text: str, path: str, stem: str, *, strict: bool, lexicon: Lexicon | None = None
+) -> JsonResult:
     try:
         document = json.loads(text)
     except ValueError as error:
@@ -188,7 +192,7 @@ def _json_or_markdown(text: str, path: str, stem: str, *, strict: bool) -> JsonR
             lineno = getattr(error, "lineno", 1)
             message = getattr(error, "msg", str(error))
             return JsonResult(problems=[Problem(path, 1, f"malformed JSON (line {lineno}): {message}")])
-        return _markdown(text, path, stem)
+        return _markdown(text, path, stem, lexicon)
     except RecursionError:
         return JsonResult(problems=[Problem(path, 1, "JSON nested too deeply")])
     return parse_json_document(document, text, path, stem)

@@ -15,6 +15,7 @@ _PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
 _LABEL = re.compile(r"\**([^:*：]{1,40}?)\**\s*[:：]\s*\**\s*(.*)$")
 _HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
+_STAMP = re.compile(r"\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
 _PRIORITY = re.compile(r"^\[(?:p\d|high|medium|low)\]\s*", re.I)
 
 
@@ -34,13 +35,22 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
 
 
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
+    text = _STAMP.sub("", text, count=1)
     label = _LABEL.match(text)
     if label:
         key = label.group(1).strip().casefold()
-        if key in lexicon.status_words:
-            return lexicon.status_words[key]
-        if key in lexicon.status_columns:
+        words = key.split()
+        for candidate in (key, words[0] if words else ""):  # "Completed Task: …"
+            if candidate in lexicon.status_words:
+                return lexicon.status_words[candidate]
+        if key in lexicon.status_columns or any(key.endswith(c) for c in lexicon.status_columns if not c.isascii()):
             return cell_status(label.group(2), lexicon)
+        ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
+        if ending:
+            return ending
+    leading = _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成FavoriteComicsScreen…"
+    if leading:
+        return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
     if len(text.split()) >= 3 and len(words) == 2 and words[1].casefold() in lexicon.status_words:
         return lexicon.status_words[words[1].casefold()]  # "Phase 4 implementation complete"
@@ -49,6 +59,16 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()
             if last in lexicon.status_words:
                 return lexicon.status_words[last]
+    return ""
+
+
+def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
+    """A CJK status word written against the words it qualifies, with no space between."""
+    for word, status in lexicon.status_words.items():
+        if word.isascii():
+            continue
+        if (text.endswith(word) if at_end else text.startswith(word)) and len(text) > len(word):
+            return status
     return ""
 
 
