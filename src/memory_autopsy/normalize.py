@@ -48,6 +48,18 @@ def normalize_claim(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", folded).split())
 
 
+_SUFFIXES = ("ations", "ation", "ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip, enough to match "updates" with "updated" and "implementation"
+    with "implement"; never below three letters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 

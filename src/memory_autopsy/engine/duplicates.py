@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import trigrams
+from memory_autopsy.normalize import STOPWORDS, stem, trigrams
 
 THRESHOLD = 0.91
 # Claims kept per blocking key: a hot entity of templated claims stays linear.
@@ -52,7 +52,10 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
                 by_file.setdefault(fact.path, []).append(fact)
         for prose in by_file.values():
             if len(prose) > 1:
-                yield from _near_in_entity(ctx, prose)
+                found = list(_near_in_entity(ctx, prose))
+                yield from found
+                taken = {f.fact_ids[0] for f in found}
+                yield from _restatements(ctx, [f for f in prose if f.id not in taken])
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
@@ -78,6 +81,51 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
             bucket = buckets.setdefault(key, [])
             if len(bucket) < BUCKET_LIMIT:
                 bucket.append(i)
+
+
+RESTATED = 0.8  # Jaccard of stemmed content words for a restatement in other word order
+MIN_RESTATED_WORDS = 5
+_AUXILIARY = frozenset("was were is are be been being has have had will would".split())
+
+
+def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
+    """"Updates X to support Y" restated as "X was updated to support Y": the same content words
+    (stemmed) in another order and voice. Blocked by one-word deletions of the sorted word set."""
+    seen: dict[frozenset[str], list[tuple[Fact, frozenset[str]]]] = {}
+    for fact in facts:
+        words = content_words(ctx.norm_body(fact))
+        if len(words) < MIN_RESTATED_WORDS:
+            continue
+        keys = [words] + [words - {w} for w in words]
+        match = _restated(ctx, fact, words, keys, seen)
+        if match is not None:
+            other, score = match
+            yield fact_finding(
+                "near_duplicate", fact,
+                f"restates {other.where} {quote(other.claim)!r} in other words (shared words {score:.2f})",
+                related=[other], confidence=score,
+            )
+            continue
+        for key in keys:
+            bucket = seen.setdefault(key, [])
+            if len(bucket) < BUCKET_LIMIT:
+                bucket.append((fact, words))
+
+
+def _restated(
+    ctx: Context, fact: Fact, words: frozenset[str], keys: Sequence[frozenset[str]],
+    seen: dict[frozenset[str], list[tuple[Fact, frozenset[str]]]],
+) -> tuple[Fact, float] | None:
+    for key in keys:
+        for other, other_words in seen.get(key, ()):
+            score = len(words & other_words) / len(words | other_words)
+            if score >= RESTATED and _same_claim_kind(ctx, fact, other):
+                return other, score
+    return None
+
+
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in text.split() if w not in STOPWORDS and w not in _AUXILIARY)
 
 
 def _grams(ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]], i: int) -> frozenset[str]:

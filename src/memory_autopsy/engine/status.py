@@ -17,14 +17,13 @@ from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import STOPWORDS, normalize_claim, tokens
+from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem, tokens
 
 PENDING = frozenset({"pending", "in_progress", "blocked"})
 CONTAINED = 0.8  # share of the pending task's words found in the evidence
 COVERED = 0.4  # share of the evidence's words that are the task's (a long log line is no match)
 MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
-_SUFFIXES = ("ations", "ation", "ing", "ed", "es", "s")
 _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
 
 
@@ -92,15 +91,8 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
             continue
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
-        words.add(_stem(token))
-    return frozenset(words) - {_stem(w) for w in lexicon.status_words if " " not in w}
-
-
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+        words.add(stem(token))
+    return frozenset(words) - {stem(w) for w in lexicon.status_words if " " not in w}
 
 
 def _finding(task: Fact, evidence: Fact) -> Finding:

@@ -215,7 +215,7 @@ class _Parser:
         while self.parents and self.parents[-1][0] >= block.indent:
             self.parents.pop()
         intro = next((p for p in reversed(self.parents) if p[1]), None)
-        if body.rstrip().endswith((":", "：")) and len(body) <= 120:
+        if body.rstrip().endswith((":", "：")) and len(body.split()) <= 6:  # "Removed:", not a sentence
             status = status_of(block.text, self.lexicon, block.check)
             self.parents.append((block.indent, body.rstrip(" :："), status))
             return None, ""
