@@ -11,6 +11,7 @@ from typing import Any
 
 from memory_autopsy.engine import lint_store
 from memory_autopsy.engine.run import Layer
+from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sources
 from memory_autopsy.model import Problem, Report, Store
 from memory_autopsy.selection import filter_paths
@@ -26,7 +27,11 @@ def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
     read_problems: list[Problem] = []
-    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems, settings.lexicon)
+    cache = ParseCache(settings.parse_cache, settings.lexicon) if settings.parse_cache else None
+    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems, settings.lexicon,
+                         cache)
+    if cache is not None and cache.written:
+        cache.prune()
     return replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store
 
 

@@ -51,6 +51,7 @@ def normalize_claim(text: str) -> str:
 _SUFFIXES = ("ations", "ation", "ing", "ed", "es", "s")
 
 
+@lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     """A light suffix strip, enough to match "updates" with "updated" and "implementation"
     with "implement"; never below three letters."""

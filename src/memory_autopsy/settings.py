@@ -33,6 +33,7 @@ class Settings:
     as_of: str | None = None
     vocabulary: Vocabulary = DEFAULT_VOCABULARY
     lexicon: Lexicon | None = None  # None: the built-in words (lexicon/*.json)
+    parse_cache: str | None = None  # a folder for per-file parse results; None: no cache
     weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     embed: EmbedSettings = EmbedSettings()
     include: tuple[str, ...] = ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -124,6 +125,7 @@ def _restated(
     return None
 
 
+@lru_cache(maxsize=65536)
 def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in text.split() if w not in STOPWORDS and w not in _AUXILIARY)
 

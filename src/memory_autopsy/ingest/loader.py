@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_autopsy.ingest.aliases import resolve_entities
+from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
@@ -77,6 +78,7 @@ def load_sources(
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,
     problems: Sequence[Problem] = (),
     lexicon: Lexicon | None = None,
+    cache: ParseCache | None = None,
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next)."""
     drafts: list[Draft] = []
@@ -86,7 +88,11 @@ def load_sources(
     paths: list[str] = []
     for source in sources:
         paths.append(source.path)
-        result = parse_source(source, lexicon)
+        result = cache.get(source.path, source.data) if cache is not None else None
+        if result is None:
+            result = parse_source(source, lexicon)
+            if cache is not None:
+                cache.put(source.path, source.data, result)
         if not result.drafts and not result.problems and not result.declarations:
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)

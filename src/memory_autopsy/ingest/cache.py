@@ -1,0 +1,148 @@
+"""A content-addressed cache of per-file parse results, so an unchanged file is never parsed
+twice (the hook and `ci` lint their whole scope as context on every run).
+
+An entry is keyed by the file's bytes, its display path, the tool's version and the words the
+reader uses (the lexicon), and holds plain JSON: never pickle, since the cache folder sits in
+a working tree that a pull request can write to. Writes are atomic (a temporary file, then
+`os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
+entry is a miss and is rewritten. The folder is bounded: past `max_bytes` the least recently
+used entries go.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import fields
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from memory_autopsy import __version__
+from memory_autopsy.ingest.json_store import JsonResult
+from memory_autopsy.ingest.records import Draft
+from memory_autopsy.lexicon import Lexicon, default_lexicon
+from memory_autopsy.model import Declaration, Fidelity, Problem
+
+FORMAT = "v1"
+MAX_BYTES = 256 * 1024 * 1024
+_DRAFT_FIELDS = tuple(f.name for f in fields(Draft))
+_TUPLES = frozenset({"aliases", "suppress"})
+
+
+class ParseCache:
+    def __init__(self, root: Path | str, lexicon: Lexicon | None = None, max_bytes: int = MAX_BYTES) -> None:
+        self.root = Path(root) / FORMAT
+        self.salt = f"{__version__}\0{lexicon_key(lexicon or default_lexicon())}"
+        self.max_bytes = max_bytes
+        self.hits = self.misses = self.written = 0
+
+    def key(self, path: str, data: bytes) -> str:
+        digest = hashlib.sha256(self.salt.encode("utf-8"))
+        digest.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _file(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key[2:]}.json"
+
+    def get(self, path: str, data: bytes) -> JsonResult | None:
+        target = self._file(self.key(path, data))
+        try:
+            with open(target, encoding="utf-8") as handle:
+                result = decode(json.load(handle), path)
+            os.utime(target)  # least recently used goes first when the folder is pruned
+        except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, path: str, data: bytes, result: JsonResult) -> None:
+        target = self._file(self.key(path, data))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(encode(result), handle, ensure_ascii=True, separators=(",", ":"))
+            os.replace(temp, target)
+            self.written += 1
+        except (OSError, ValueError):
+            return  # a cache that cannot be written is a slower run, never a failed one
+
+    def prune(self) -> None:
+        """Drop the least recently used entries until the folder is under its bound."""
+        entries = []
+        for folder in self.root.glob("??"):
+            for entry in folder.iterdir():
+                try:
+                    stat = entry.stat()
+                except OSError:
+                    continue
+                entries.append((stat.st_mtime, stat.st_size, entry))
+        total = sum(size for _, size, _ in entries)
+        for _, size, entry in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            try:
+                entry.unlink()
+                total -= size
+            except OSError:
+                continue
+
+
+@lru_cache(maxsize=8)
+def lexicon_key(lexicon: Lexicon) -> str:
+    """The words that change what the reader reads, as a short stable digest."""
+    parts = {f.name: _plain(getattr(lexicon, f.name)) for f in fields(lexicon)}
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (frozenset, set)):
+        return sorted(value)
+    if hasattr(value, "items"):
+        return {str(k): v for k, v in sorted(value.items())}
+    return value
+
+
+def encode(result: JsonResult) -> dict[str, Any]:
+    return {
+        "drafts": [[_field(getattr(d, name)) for name in _DRAFT_FIELDS] for d in result.drafts],
+        "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
+        "problems": [[p.path, p.line, p.message] for p in result.problems],
+        "related": sorted(result.related),
+        "references": [list(r) for r in result.references],
+    }
+
+
+def _field(value: Any) -> Any:
+    if isinstance(value, Fidelity):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def decode(data: dict[str, Any], path: str) -> JsonResult:
+    drafts = []
+    for row in data["drafts"]:
+        if len(row) != len(_DRAFT_FIELDS):
+            raise ValueError("cache entry of another shape")
+        values = dict(zip(_DRAFT_FIELDS, row))
+        if values["path"] != path or type(values["line"]) is not int or type(values["claim"]) is not str:
+            raise ValueError("cache entry of another file")
+        values["fidelity"] = Fidelity(values["fidelity"])
+        for name in _TUPLES:
+            values[name] = tuple(values[name])
+        drafts.append(Draft(**values))
+    return JsonResult(
+        drafts=drafts,
+        declarations=[Declaration(*row) for row in data["declarations"]],
+        problems=[Problem(*row) for row in data["problems"]],
+        related=set(data["related"]),
+        references=[(int(line), str(text)) for line, text in data["references"]],
+    )

@@ -1,0 +1,106 @@
+"""The parse cache: a warm run reads what a cold run read; bad entries are misses; bounded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import EXAMPLES, SRC
+
+from memory_autopsy.api import lint, load_store
+from memory_autopsy.ingest.cache import ParseCache
+from memory_autopsy.lexicon import default_lexicon
+from memory_autopsy.settings import Settings
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+
+
+def test_warm_run_reads_the_same_facts_and_findings(tmp_path: Path) -> None:
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    paths = [str(REAL), str(EXAMPLES)]
+    cold = lint(paths, cached)
+    entries = list((tmp_path / "cache").rglob("*.json"))
+    assert entries
+    warm = lint(paths, cached)
+    plain = lint(paths, Settings())
+    assert cold.facts == warm.facts == plain.facts
+    assert cold.findings == warm.findings == plain.findings
+
+
+def test_hits_misses_and_a_changed_file(tmp_path: Path) -> None:
+    memory = tmp_path / "m.md"
+    memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    cache = ParseCache(tmp_path / "cache")
+    data = memory.read_bytes()
+    assert cache.get("m.md", data) is None
+    load_store([str(memory)], Settings(parse_cache=str(tmp_path / "cache")))
+    warm = ParseCache(tmp_path / "cache")
+    assert warm.get(str(memory), data) is not None
+    assert warm.get(str(memory), data + b"- billing: uses MySQL 8\n") is None  # other bytes, other key
+    assert warm.get("other.md", data) is None  # the path names the default entity: part of the key
+
+
+def test_corrupt_and_foreign_entries_are_misses_and_rewritten(tmp_path: Path) -> None:
+    memory = tmp_path / "m.md"
+    memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    expected = load_store([str(memory)], settings).facts
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    for bad in ("{not json", '{"drafts": [[1, 2]]}', json.dumps({"drafts": "x"}), "[]"):
+        entry.write_text(bad, encoding="utf-8")
+        assert load_store([str(memory)], settings).facts == expected
+        assert json.loads(entry.read_text(encoding="utf-8"))["drafts"]  # rewritten whole
+
+
+def test_an_entry_cannot_stand_in_for_another_file(tmp_path: Path) -> None:
+    cache = ParseCache(tmp_path / "cache")
+    (tmp_path / "a.md").write_text("- a: uses X\n", encoding="utf-8")
+    result = load_store([str(tmp_path / "a.md")]).facts
+    assert result
+    key_b = cache.key("b.md", b"- b: uses Y\n")
+    source = next((tmp_path / "cache").rglob("*.json"), None)
+    assert source is None  # nothing cached without a cache setting
+    load_store([str(tmp_path / "a.md")], Settings(parse_cache=str(tmp_path / "cache")))
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    forged = tmp_path / "cache" / "v1" / key_b[:2] / f"{key_b[2:]}.json"
+    forged.parent.mkdir(parents=True, exist_ok=True)
+    forged.write_bytes(entry.read_bytes())  # a.md's entry planted under b.md's key
+    assert cache.get("b.md", b"- b: uses Y\n") is None
+
+
+def test_the_lexicon_is_part_of_the_key(tmp_path: Path) -> None:
+    base = ParseCache(tmp_path, default_lexicon())
+    other = ParseCache(tmp_path, default_lexicon().extended(status_words={"done": ["erledigt"]}))
+    assert base.key("m.md", b"x") != other.key("m.md", b"x")
+
+
+def test_the_folder_is_bounded(tmp_path: Path) -> None:
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    for n in range(12):
+        (tmp_path / f"m{n}.md").write_text(f"- svc{n}: uses redis {n} (2026-01-05)\n" * 40, encoding="utf-8")
+        load_store([str(tmp_path / f"m{n}.md")], settings)
+    cache = ParseCache(tmp_path / "cache", max_bytes=20_000)
+    cache.prune()
+    sizes = [p.stat().st_size for p in (tmp_path / "cache").rglob("*.json")]
+    assert 0 < sum(sizes) <= 20_000 and len(sizes) < 12
+
+
+def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
+    memory = tmp_path / ".memory-autopsy-cache"  # the default name: a dot-folder no walk reads
+    (tmp_path / "memory").mkdir()
+    for n in range(30):
+        (tmp_path / "memory" / f"m{n}.md").write_text(f"- svc{n}: uses redis {n} (2026-01-05)\n", encoding="utf-8")
+    code = (
+        "import sys; from memory_autopsy.api import lint; from memory_autopsy.settings import Settings; "
+        "r = lint([sys.argv[1]], Settings(parse_cache=sys.argv[2])); print(len(r.facts))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(memory)], env=env,
+                             stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [run.communicate(timeout=60)[0].strip() for run in runs]
+    assert outs == ["30", "30", "30"]
+    assert not list(memory.rglob("*.tmp"))
+    assert len(list(memory.rglob("*.json"))) == 30
