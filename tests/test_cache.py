@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from conftest import EXAMPLES, SRC
-
 from memory_autopsy.api import lint, load_store
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.lexicon import default_lexicon
