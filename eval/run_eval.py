@@ -27,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scan_child import scan_json
+
 EVAL_DIR = Path(__file__).resolve().parent
 SRC_DIR = EVAL_DIR.parent / "src"
 DEFAULT_SCENARIOS = EVAL_DIR / "scenarios.json"
@@ -179,25 +181,11 @@ def run_scan(scn: dict, engine: str, env: dict[str, str], timeout: float) -> Sca
         cmd = [sys.executable, "-m", "memory_autopsy", "scan", *names, "--json", "--engine", engine]
         if engine == "embed":
             cmd.append("--no-cache")  # a stand-in server on a random port must not grow the cache
-        try:
-            proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            res.failure = f"timeout after {timeout:g}s"
-            return res
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace").strip()
-    if proc.returncode not in (0, 1):
-        res.failure = f"exit {proc.returncode}: {stderr[-300:] or stdout[-300:] or '(no output)'}"
+        report, res.failure = scan_json(cmd, tmp, env, timeout)
+    if report is None:
         return res
-    try:
-        report = json.loads(stdout)
-        findings = report["findings"]
-        if not isinstance(findings, list):
-            raise TypeError("findings is not a list")
-    except (ValueError, KeyError, TypeError) as exc:
-        res.failure = f"non-JSON or malformed output ({exc}): {stdout[:200]!r} {stderr[-200:]!r}"
-        return res
-    res.version = report.get("version") if isinstance(report, dict) else None
+    findings = report["findings"]
+    res.version = report.get("version")
     for item in findings:
         if not isinstance(item, dict):
             continue

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scan_child import scan_json
+
 EVAL_DIR = Path(__file__).resolve().parent
 REAL_DIR = EVAL_DIR / "real"
 FILES_DIR = REAL_DIR / "files"
@@ -284,23 +286,10 @@ def to_finding(item: dict[str, Any]) -> Finding:
 def run_scan(folder: str, fail_on: str, env: dict[str, str], timeout: float) -> FolderScan:
     res = FolderScan(folder)
     cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", fail_on]
-    try:
-        proc = subprocess.run(cmd, cwd=FILES_DIR, env=env, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        res.failure = f"timeout after {timeout:g}s"
+    report, res.failure = scan_json(cmd, FILES_DIR, env, timeout)
+    if report is None:
         return res
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace").strip()
-    if proc.returncode not in (0, 1):
-        res.failure = f"exit {proc.returncode}: {stderr[-300:] or stdout[-300:] or '(no output)'}"
-        return res
-    try:
-        items = json.loads(stdout)["findings"]
-        if not isinstance(items, list):
-            raise TypeError("findings is not a list")
-    except (ValueError, KeyError, TypeError) as exc:
-        res.failure = f"non-JSON or malformed output ({exc}): {stdout[:200]!r} {stderr[-200:]!r}"
-        return res
+    items = report["findings"]
     res.findings = [to_finding(item) for item in items if isinstance(item, dict)]
     return res
 
