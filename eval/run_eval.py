@@ -37,6 +37,7 @@ SCORED_RULES = (
     "duplicate", "near_duplicate", "contradicted_explicit", "contradicted_implicit",
     "likely_conflict", "stale", "unsourced", "superseded", "duplicate_id",
     "unresolved_alias", "validity_order", "orphan_entity", "bad_input", "status_conflict", "numeric_drift",
+    "beyond_budget", "broken_link", "unlinked_memory",
 )
 # Reported by the engine but never scored: 'degraded' is a run condition, not a finding
 # about a fact. Every other rule name, known or not, is scored (FP when no gold has it).
@@ -101,8 +102,9 @@ def check_scenarios(doc: dict) -> tuple[list[str], list[str]]:
         if not files:
             errors.append(f"{sid}: no files")
         for name in files:
-            if "/" in name or "\\" in name or name.startswith("."):
-                errors.append(f"{sid}: file name must be plain: {name!r}")
+            parts = name.split("/")
+            if "\\" in name or name.startswith((".", "/")) or ".." in parts or "" in parts:
+                errors.append(f"{sid}: file name must be a plain relative path: {name!r}")
         keys: set[tuple] = set()
         for exp in scn.get("expect", []):
             rule, fname, line = exp.get("rule"), exp.get("file"), exp.get("line")
@@ -177,6 +179,7 @@ def run_scan(scn: dict, engine: str, env: dict[str, str], timeout: float) -> Sca
     names = sorted(files)
     with tempfile.TemporaryDirectory(prefix="ma-eval-") as tmp:
         for name, data in files.items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
             (Path(tmp) / name).write_bytes(data)
         cmd = [sys.executable, "-m", "memory_autopsy", "scan", *names, "--json", "--engine", engine]
         if engine == "embed":

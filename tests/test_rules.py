@@ -17,6 +17,7 @@ CASES = json.loads((Path(__file__).parent / "cases" / "rules.json").read_text(en
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_rule_case(case: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, text in case["files"].items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     report = lint(sorted(case["files"]), Settings())

@@ -192,6 +192,7 @@ class Store:
     related_entities: frozenset[str] = frozenset()
     paths: tuple[str, ...] = ()
     alias_pairs: tuple[tuple[str, str, str, str, int], ...] = ()  # name, form, name, form, edits
+    files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,25 @@ RULES: tuple[Rule, ...] = (
           nothing is proven and nothing is reported.""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
           "- 2129 tests pass (2026-03-01)"),
+    _rule("beyond_budget", "R", Severity.WARNING, "The fact sits past the load budget of its file.",
+          """An always-loaded index holds facts past what the memory system loads (Claude Code reads
+          the first 200 lines or 25 KB of MEMORY.md at the start of a conversation): the agent never
+          sees them. One finding per file names the first fact past the budget, how far past it is
+          and how many lines would have to leave the file to bring it in.""",
+          "(line 240 of MEMORY.md) - billing moved to MySQL 8",
+          "(line 12 of MEMORY.md, or a topic file it links) - billing moved to MySQL 8"),
+    _rule("broken_link", "R", Severity.ERROR, "An index link or @import names nothing the agent can load.",
+          """An index line or markdown link of a memory file names a file that does not exist, or a
+          CLAUDE.md / GEMINI.md `@path` import is missing, loops back on itself, or chains past the
+          import depth limit (five hops): what the link promises is never loaded.""",
+          "- [Billing](billing_notes.md) — where billing lives  (billing_notes.md was renamed)",
+          "- [Billing](project_billing.md) — where billing lives"),
+    _rule("unlinked_memory", "R", Severity.WARNING, "A topic file that nothing links.",
+          """A topic file sits in a Claude Code memory folder but no line of MEMORY.md (within its
+          load budget) or of a file it links leads to it: the agent reads topic files only when the
+          index leads there, so this one is never read.""",
+          "memory/project_ledger.md (no link to it in MEMORY.md)",
+          "- [Ledger](project_ledger.md) — ledger tables and owners  (a line in MEMORY.md)"),
     _rule("unsourced", "0", Severity.INFO, "The claim has neither a date nor a source.",
           """A claim with no observation date and no source cannot be ranked against anything: nobody
           knows when or where it was true. Front matter date/source keys, dated headings and entries

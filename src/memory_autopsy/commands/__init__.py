@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.errors import UsageError
 
-MODULES = ("lint", "ci_commands", "temporal_commands", "fix_commands")
+MODULES = ("lint", "ci_commands", "temporal_commands", "fix_commands", "budget_command")
 
 LintOptions = Callable[[argparse.ArgumentParser], None]
 if TYPE_CHECKING:

@@ -14,20 +14,31 @@ if TYPE_CHECKING:
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     undo = sub.add_parser("undo", help="restore the newest snapshot written by report --apply")
     undo.add_argument("file", metavar="FILE", help="the memory file to restore")
+    undo.add_argument("--force", action="store_true",
+                      help="restore even over edits made since --apply (they are kept in FILE.bak-undo-<ts>)")
     undo.set_defaults(handler=run_undo)
 
 
 def run_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.fixes.snapshot import restore
+    from memory_autopsy.fixes.undo import ChangedSinceApply, undo
 
     try:
-        restored = restore(args.file)
+        done = undo(args.file, force=args.force)
+    except ChangedSinceApply as refused:
+        raise UsageError(
+            f"undo {args.file}: refused, {refused.why}; restoring {refused.snapshot} would lose what "
+            "the file holds now (nothing written). Add --force to restore anyway: the current bytes "
+            "are kept first in a snapshot <file>.bak-undo-<timestamp>"
+        ) from None
     except OSError as error:
-        raise UsageError(f"undo {args.file}: restore failed, file left as it was: {error}") from error
-    if restored is None:
+        why = error.strerror if error.filename is None and error.strerror else error
+        raise UsageError(f"undo {args.file}: restore failed, file left as it was: {why}") from error
+    if done is None:
         raise UsageError(
             f"undo: no snapshot for {args.file} (snapshots {args.file}.bak-<timestamp> are written "
             "by `report --apply --yes-i-know`)"
         )
-    out.write(f"restored {args.file} from {restored}\n")
+    if done.kept is not None:
+        out.write(f"kept the edited {args.file} in {done.kept}\n")
+    out.write(f"restored {args.file} from {done.snapshot}\n")
     return 0

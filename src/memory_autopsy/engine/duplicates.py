@@ -28,8 +28,8 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
             original = first.setdefault(key, fact)
             if original is fact or fact.order in flagged:
                 continue
-            if fact.status != original.status:
-                continue  # `- [ ] x` beside `- [x] x` is a status conflict, not a copy
+            if fact.status != original.status or _repeated_event(fact, original):
+                continue  # `- [ ] x` beside `- [x] x` is a status conflict; a log repeats events
             flagged.add(fact.order)
             findings.append(
                 fact_finding(
@@ -120,7 +120,8 @@ def _restated(
     for key in keys:
         for other, other_words in seen.get(key, ()):
             score = len(words & other_words) / len(words | other_words)
-            if score >= RESTATED and _same_claim_kind(ctx, fact, other):
+            if score >= RESTATED and fact.status == other.status and _digits(ctx, fact) == _digits(ctx, other) \
+                    and not _repeated_event(fact, other):
                 return other, score
     return None
 
@@ -154,13 +155,20 @@ def _best_match(
     return None
 
 
+def _repeated_event(a: Fact, b: Fact) -> bool:
+    """"Ran pytest" in two dated entries happened twice: history, not a copy."""
+    return a.kind == b.kind == "event" and a.entry != b.entry and a.observed_at != b.observed_at
+
+
+def _digits(ctx: Context, fact: Fact) -> list[str]:
+    return [t for t in ctx.norm_body(fact).split() if any(c.isdigit() for c in t)]
+
+
 def _same_claim_kind(ctx: Context, a: Fact, b: Fact) -> bool:
     """A changed number, status or retraction is a change of value, never a near-duplicate."""
-    if a.status != b.status:
+    if a.status != b.status or _repeated_event(a, b):
         return False
-    digits_a = [t for t in ctx.norm_body(a).split() if any(c.isdigit() for c in t)]
-    digits_b = [t for t in ctx.norm_body(b).split() if any(c.isdigit() for c in t)]
-    if digits_a != digits_b:
+    if _digits(ctx, a) != _digits(ctx, b):
         return False
     return (a.status_verb is None) == (b.status_verb is None) and a.value == b.value if a.slot and b.slot else (
         (a.status_verb is None) == (b.status_verb is None)

@@ -7,7 +7,16 @@ from dataclasses import replace
 from datetime import date
 from typing import Protocol
 
-from memory_autopsy.engine import blocks, duplicates, hygiene, numeric, slots, status, transitions
+from memory_autopsy.engine import (
+    blocks,
+    duplicates,
+    hygiene,
+    numeric,
+    reachability,
+    slots,
+    status,
+    transitions,
+)
 from memory_autopsy.engine.context import Context
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.settings import Settings
@@ -49,6 +58,10 @@ def lint_store(
     found += status.find(ctx)
     found += numeric.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
+    if store.files:
+        reach = reachability.analyse(store)
+        found += reachability.find(store, facts, reach)
+        found = reachability.escalate(found, facts, reach)
     if extra_layer is not None:
         found += extra_layer(ctx, found)
     ctx.release()

@@ -4,7 +4,8 @@ Per file: read the bytes, check the facts the plan was made from are still on th
 (else skip the whole file: it changed since it was linted), rewrite whole items, snapshot the
 bytes that were read, and replace the file atomically, refusing if it changed while we worked.
 Hedges are never in the plan; supersede keeps the claim as history; only exact copies are
-deleted.
+deleted. A symlink or a read-only file is refused before anything is read (`atomic`), and
+temp files a killed run left beside the scanned files are removed first (`tempfiles`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from memory_autopsy.fixes.atomic import FileChanged, atomic_write, read_bytes
+from memory_autopsy.fixes.atomic import FileChanged, Refused, atomic_write, check_replaceable, read_bytes
 from memory_autopsy.fixes.items import span
 from memory_autopsy.fixes.plan import Fix, plan
-from memory_autopsy.fixes.rewrite import rewrite
-from memory_autopsy.fixes.snapshot import take
+from memory_autopsy.fixes.rewrite import Rewritten, rewrite
+from memory_autopsy.fixes.snapshot import record, take
+from memory_autopsy.fixes.tempfiles import clean_stale
 from memory_autopsy.formatters.markdown import fix_lines
 from memory_autopsy.ingest.loader import Source, load_sources
 from memory_autopsy.model import Fact, Report
@@ -40,6 +42,7 @@ class Outcome:
 
 
 def apply_plan(report: Report, out: TextIO, err: TextIO) -> int:
+    _clean(report.paths, out)
     fixes = plan(report)
     if not fixes:
         out.write("nothing to fix automatically\n")
@@ -47,6 +50,13 @@ def apply_plan(report: Report, out: TextIO, err: TextIO) -> int:
     outcomes = [apply_file(path, group, report.facts) for path, group in _by_path(fixes).items()]
     _print(outcomes, out, err)
     return 1 if any(o.refused for o in outcomes) else 0
+
+
+def _clean(paths: Sequence[str], out: TextIO) -> None:
+    """Remove the temp files an earlier run left when it was killed mid-write (see tempfiles)."""
+    for path in paths:
+        out.writelines(f"removed {name}, a temp file left by an interrupted --apply\n"
+                       for name in clean_stale(path))
 
 
 def _by_path(fixes: Sequence[Fix]) -> dict[str, list[Fix]]:
@@ -57,10 +67,9 @@ def _by_path(fixes: Sequence[Fix]) -> dict[str, list[Fix]]:
 
 
 def apply_file(path: str, fixes: Sequence[Fix], linted: Sequence[Fact]) -> Outcome:
-    try:
-        data = read_bytes(path)
-    except OSError as error:
-        return Outcome(path, refused=f"cannot read: {error.strerror or error}")
+    data = _read(path)
+    if isinstance(data, Outcome):
+        return data
     fresh = [f for f in load_sources([Source(path, data)]).facts if f.path == path]
     changed = changed_line(path, fixes, linted, fresh)
     if changed is not None:
@@ -69,8 +78,24 @@ def apply_file(path: str, fixes: Sequence[Fix], linted: Sequence[Fact]) -> Outco
     result = rewrite(path, data, fixes, fresh)
     if not result.applied:
         return Outcome(path, skipped=result.skipped)
+    return _write(path, data, result)
+
+
+def _read(path: str) -> bytes | Outcome:
+    """The file's bytes, or why it is refused: a symlink, a read-only file, unreadable."""
+    try:
+        check_replaceable(path)
+        return read_bytes(path)
+    except Refused as error:
+        return Outcome(path, refused=f"{error.strerror}; nothing written")
+    except OSError as error:
+        return Outcome(path, refused=f"cannot read: {error.strerror or error}")
+
+
+def _write(path: str, data: bytes, result: Rewritten) -> Outcome:
     try:
         snapshot = take(path, data)
+        record(path, snapshot, result.data)
     except OSError as error:
         return Outcome(path, skipped=result.skipped,
                        refused=f"could not write the snapshot, nothing written: {error.strerror or error}")

@@ -30,14 +30,31 @@ class Edit:
     content: str | None  # the one line that replaces the item; None deletes it
 
 
-def split_lines(text: str) -> list[Line]:
-    """(content, line ending) pairs, split exactly where the parsers split (str.splitlines)."""
+def split_lines(text: str, *, newline_only: bool = False) -> list[Line]:
+    """(content, line ending) pairs, numbered exactly as the loader numbered the file's lines.
+
+    The loader reads a JSONL store as bytes split on b"\n" alone (`loader._json_lines_bytes`),
+    and everything else with `str.splitlines`, which also breaks at U+2028, U+0085, \x0c,
+    \x1c-\x1e and a lone \r. Splitting a JSONL store the second way shifts every later line
+    number, and a fix for line N then edits another record.
+    """
+    if newline_only:
+        return _split_newlines(text)
     pairs = []
     for raw in text.splitlines(keepends=True):
         parts = raw.splitlines()
         content = parts[0] if parts else ""
         pairs.append((content, raw[len(content):]))
     return pairs
+
+
+def _split_newlines(text: str) -> list[Line]:
+    pieces = text.split("\n")
+    pairs = [(piece, "\n") for piece in pieces[:-1]]
+    if pieces[-1]:
+        pairs.append((pieces[-1], ""))  # the last line has no final newline
+    # A CRLF line's \r belongs to its ending (kept byte for byte); any other \r stays content.
+    return [(content[:-1], "\r" + end) if content.endswith("\r") else (content, end) for content, end in pairs]
 
 
 def edit_for(fix: Fix, lines: Sequence[Line], kind: str) -> Edit | str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memory_autopsy.fixes import jsondoc
 from memory_autopsy.fixes.fix import Fix
-from memory_autopsy.fixes.lines import Edit, edit_for, overlaps, splice, split_lines
+from memory_autopsy.fixes.lines import Edit, Line, edit_for, overlaps, splice, split_lines
 from memory_autopsy.model import Fact
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
@@ -50,7 +50,8 @@ def rewrite(path: str, data: bytes, fixes: Sequence[Fix], fresh: Sequence[Fact])
         positions = {id(fix): position(fix, fresh) for fix in fixes}
         new_text, applied, skipped = jsondoc.rewrite(text, path, fixes, positions)
     else:
-        new_text, applied, skipped = _rewrite_lines(text, fixes, kind)
+        lines = split_lines(text, newline_only=newline_only(path, data))
+        new_text, applied, skipped = _rewrite_lines(lines, fixes, kind)
     return Rewritten(encoding.bom + new_text.encode(encoding.codec), tuple(applied), tuple(skipped))
 
 
@@ -75,8 +76,14 @@ def position(fix: Fix, fresh: Sequence[Fact]) -> int:
     return -1
 
 
-def _rewrite_lines(text: str, fixes: Sequence[Fix], kind: str) -> tuple[str, list[Fix], list[tuple[Fix, str]]]:
-    lines = split_lines(text)
+def newline_only(path: str, data: bytes) -> bool:
+    """Whether the loader numbered the lines on b"\n" alone: a .jsonl file not in UTF-16
+    (`loader.parse_source`); every other file it split with str.splitlines."""
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    return Path(path).suffix.lower() == ".jsonl" and not utf16
+
+
+def _rewrite_lines(lines: list[Line], fixes: Sequence[Fix], kind: str) -> tuple[str, list[Fix], list[tuple[Fix, str]]]:
     edits: list[Edit] = []
     applied: list[Fix] = []
     skipped: list[tuple[Fix, str]] = []

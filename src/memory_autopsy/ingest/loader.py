@@ -14,6 +14,7 @@ from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
+from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import Draft, finish
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Declaration, Problem, Store
@@ -86,14 +87,17 @@ def load_sources(
     all_problems = list(problems)
     related: set[str] = set()
     paths: list[str] = []
+    files: list[MemoryFile] = []
     for source in sources:
         paths.append(source.path)
+        if source.path.lower().endswith((".md", ".markdown", ".mdc")):
+            files.append(read_memory_file(source.path, source.data))
         result = cache.get(source.path, source.data) if cache is not None else None
         if result is None:
             result = parse_source(source, lexicon)
             if cache is not None:
                 cache.put(source.path, source.data, result)
-        if not result.drafts and not result.problems and not result.declarations:
+        if not (result.drafts or result.problems or result.declarations or result.references):
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
         declarations.extend(result.declarations)
@@ -111,6 +115,7 @@ def load_sources(
         related_entities=frozenset(related),
         paths=tuple(paths),
         alias_pairs=tuple(alias_pairs),
+        files=tuple(files),
     )
 
 

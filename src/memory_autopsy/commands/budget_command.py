@@ -1,0 +1,67 @@
+"""`budget`: per memory file, what the agent loads against the system's load budget, and the
+facts that fall outside it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from memory_autopsy.commands import LintOptions, Subparsers
+
+
+def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
+    budget = sub.add_parser("budget", help="what each memory file costs against its load budget",
+                            description="Per memory file: loaded / linked / unreachable, lines and bytes "
+                            "against the load budget of an always-loaded index, and the facts past it.")
+    budget.add_argument("paths", nargs="+", metavar="PATH", help="memory files or folders")
+    budget.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    budget.set_defaults(handler=run_budget)
+
+
+def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.api import load_store
+    from memory_autopsy.engine.reachability import analyse, budgets
+    from memory_autopsy.errors import UsageError
+
+    store = load_store(args.paths)
+    if not store.files:
+        raise UsageError("no markdown memory file among: " + " ".join(args.paths))
+    reach = analyse(store)
+    rows = [_row(memory, reach, store.facts, budgets()) for memory in store.files]
+    if args.json:
+        out.write(json.dumps({"files": rows}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(_table(rows))
+    return 0
+
+
+def _row(memory: Any, reach: Any, facts: Any, config: dict[str, Any]) -> dict[str, Any]:
+    index = config["index"].get(memory.dialect) if memory.path in reach.budget_line else None
+    first_out = reach.budget_line.get(memory.path)
+    outside = [f for f in facts if f.path == memory.path and first_out is not None and f.line >= first_out]
+    state = reach.state.get(memory.path, "linked")
+    return {
+        "path": memory.path, "dialect": memory.dialect,
+        "state": "loaded (index)" if index else state,
+        "lines": memory.lines, "bytes": memory.size,
+        "budget_lines": index["lines"] if index else None,
+        "budget_bytes": index["bytes"] if index else None,
+        "outside": [{"line": f.line, "claim": f.claim} for f in outside],
+    }
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    lines = [f"{'file':<44} {'state':<15} {'lines':>11} {'bytes':>15}  outside"]
+    for row in rows:
+        name = row["path"] if len(row["path"]) <= 44 else "…" + row["path"][-43:]
+        used_lines = f"{row['lines']}" + (f"/{row['budget_lines']}" if row["budget_lines"] else "")
+        used_bytes = f"{row['bytes']}" + (f"/{row['budget_bytes']}" if row["budget_bytes"] else "")
+        lines.append(f"{name:<44} {row['state']:<15} {used_lines:>11} {used_bytes:>15}  {len(row['outside'])}")
+        for fact in row["outside"][:10]:
+            lines.append(f"    {PurePosixPath(row['path']).name}:{fact['line']}  {fact['claim'][:90]}")
+        if len(row["outside"]) > 10:
+            lines.append(f"    … {len(row['outside']) - 10} more")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,222 @@
+"""Reachability: memory the agent never reads misleads nobody, or everybody.
+
+Every fact is `loaded` (always in context), `linked` (read on demand: a topic file the index
+leads to, a Serena memory, a graph) or `unreachable` (past the load budget of an always-loaded
+index, or a topic file nothing links). Findings: `beyond_budget`, `broken_link` (a dead index
+link or `@import`, an import loop, imports past the depth limit), `unlinked_memory`, and a
+conflict whose correction the agent never reads while it reads the stale side becomes an error.
+The budgets are data (`lexicon/budgets.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Any
+
+from memory_autopsy.engine.findings import plain_finding, quote
+from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
+from memory_autopsy.model import Fact, Finding, Location, Severity, Store
+
+LOADED, LINKED, UNREACHABLE = "loaded", "linked", "unreachable"
+ESCALATED = frozenset({"contradicted_explicit", "contradicted_implicit", "stale", "status_conflict",
+                       "numeric_drift"})
+
+
+@lru_cache(maxsize=1)
+def budgets() -> dict[str, Any]:
+    text = resources.files("memory_autopsy.lexicon").joinpath("budgets.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass
+class Reach:
+    """Per-file reachability of one store."""
+
+    files: dict[str, MemoryFile]
+    budget_line: dict[str, int]  # index path -> first line past its budget
+    state: dict[str, str]  # path -> loaded | linked | unreachable (for a whole file)
+
+    def of(self, fact: Fact) -> str:
+        first_out = self.budget_line.get(fact.path)
+        if first_out is not None:
+            return UNREACHABLE if fact.line >= first_out else LOADED
+        return self.state.get(fact.path, LINKED)
+
+
+def analyse(store: Store) -> Reach:
+    files = {f.path: f for f in store.files}
+    budget_line = {p: _first_out(f) for p, f in files.items() if _index(f)}
+    state = {p: _file_state(f) for p, f in files.items()}
+    for index in (f for f in files.values() if _index(f)):
+        reached = _reached_from(index, files)
+        for path in _topic_files(index, files):
+            state[path] = LINKED if path in reached else UNREACHABLE
+    return Reach(files, budget_line, state)
+
+
+def find(store: Store, facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
+    yield from _beyond_budget(facts, reach)
+    for memory in reach.files.values():
+        yield from _broken_links(memory)
+    for path, state in sorted(reach.state.items()):
+        if state == UNREACHABLE and path not in reach.budget_line:
+            yield plain_finding(
+                "unlinked_memory", path, 1, "",
+                f"{path}: no index line or link reaches this memory file; the agent never reads it "
+                "(link it from MEMORY.md or delete it)",
+                ("unlinked", PurePosixPath(path).name),
+            )
+
+
+def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> list[Finding]:
+    """A stale claim the agent reads, corrected only where it never looks, is an error."""
+    by_location = {(f.path, f.line, f.id): f for f in facts}
+    out = []
+    for finding in found:
+        if finding.rule in ESCALATED and finding.related and finding.fact_ids:
+            flagged = by_location.get((finding.path, finding.line, finding.fact_ids[0]))
+            other = by_location.get(_key(finding.related[0]))
+            if flagged and other and reach.of(flagged) == LOADED and reach.of(other) == UNREACHABLE:
+                finding = replace(finding, severity=Severity.ERROR, message=(
+                    f"{finding.message}; the agent loads this claim and never the correction at "
+                    f"{other.where}, which is {_why_unreachable(other, reach)}"))
+        out.append(finding)
+    return out
+
+
+def _key(location: Location) -> tuple[str, int, str]:
+    return location.path, location.line, location.fact_id
+
+
+def _why_unreachable(fact: Fact, reach: Reach) -> str:
+    if fact.path in reach.budget_line:
+        return f"past the load budget of {PurePosixPath(fact.path).name}"
+    return "in a memory file nothing links"
+
+
+def _index(memory: MemoryFile) -> bool:
+    index = budgets()["index"].get(memory.dialect)
+    return bool(index) and PurePosixPath(memory.path).name.lower() == index["name"]
+
+
+def _first_out(memory: MemoryFile) -> int:
+    """The first line an agent does not load: past the line budget or the byte budget."""
+    index = budgets()["index"][memory.dialect]
+    for number, end in enumerate(memory.line_ends, 1):
+        if number > index["lines"] or end > index["bytes"]:
+            return number
+    return memory.lines + 1
+
+
+def _file_state(memory: MemoryFile) -> str:
+    name = PurePosixPath(memory.path).name.lower()
+    always = budgets()["always"].get(memory.dialect, [])
+    if "*" in always or name in always or memory.always_apply:
+        return LOADED
+    return LINKED
+
+
+def _topic_files(index: MemoryFile, files: dict[str, MemoryFile]) -> list[str]:
+    folder = PurePosixPath(index.path).parent
+    return [p for p, f in files.items() if f is not index and PurePosixPath(p).parent == folder
+            and PurePosixPath(p).suffix.lower() == ".md"]
+
+
+def _reached_from(index: MemoryFile, files: dict[str, MemoryFile]) -> set[str]:
+    """Files reached by following links from the index, within its load budget."""
+    first_out = _first_out(index)
+    seen: set[str] = set()
+    todo = [_resolve(index.path, t) for line, t in index.links if line < first_out]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        linked = files.get(path)
+        if linked is not None:
+            todo += [_resolve(linked.path, t) for _, t in linked.links]
+    return seen
+
+
+def _resolve(base: str, target: str) -> str:
+    joined = os.path.normpath(os.path.join(os.path.dirname(base), target))
+    return joined.replace(os.sep, "/")
+
+
+def _beyond_budget(facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
+    for path, first_out in sorted(reach.budget_line.items()):
+        outside = [f for f in facts if f.path == path and f.line >= first_out]
+        if not outside:
+            continue
+        memory = reach.files[path]
+        index = budgets()["index"][memory.dialect]
+        first = outside[0]
+        message = (
+            f"{len(outside)} fact(s) from line {first.line} on sit past the load budget of "
+            f"{PurePosixPath(path).name} ({index['lines']} lines or {index['bytes'] // 1024} KB; the file "
+            f"has {memory.lines} lines, {memory.size} bytes), {first.line - first_out + 1} line(s) past "
+            f"it: the agent never reads them at start-up; to bring line {first.line} in, "
+            f"{memory.lines - first_out + 1} line(s) must leave the file or move to a topic file "
+            f"(first: {quote(first.claim)!r})"
+        )
+        yield plain_finding("beyond_budget", path, first.line, first.entity, message,
+                            ("budget", PurePosixPath(path).name), fact_ids=[first.id],
+                            fidelity=first.fidelity.value)
+
+
+def _broken_links(memory: MemoryFile) -> Iterator[Finding]:
+    """An index's links and an instruction file's `@imports` are what a loader follows; a link in
+    a note is a mention (often relative to the repository, not the note), so it is not judged."""
+    if _index(memory):
+        for line, target in memory.links:
+            if not os.path.exists(_resolve(memory.path, target)):
+                yield _broken(memory, line, target, f"links {target!r}, which does not exist")
+    if not memory.imports or PurePosixPath(memory.path).name.lower() not in budgets()["importing"]:
+        return
+    depth_limit = budgets()["import_depth"]
+    for line, target in memory.imports:
+        problem = _import_problem(memory.path, target, depth_limit)
+        if problem:
+            yield _broken(memory, line, target, problem)
+
+
+def _broken(memory: MemoryFile, line: int, target: str, problem: str) -> Finding:
+    return plain_finding("broken_link", memory.path, line, "", f"{memory.path}:{line} {problem}",
+                         ("link", PurePosixPath(memory.path).name, target))
+
+
+def _import_problem(base: str, target: str, limit: int) -> str | None:
+    """A missing file, a loop back to a file on the chain, or a chain past the depth limit."""
+    if target.startswith("~"):
+        return None  # a user's home file: not part of the repository
+    chain = [os.path.normpath(base)]
+    todo: list[tuple[str, int, list[str]]] = [(_resolve(base, target), 1, chain)]
+    visited = 0
+    while todo and visited < 256:
+        path, depth, trail = todo.pop()
+        visited += 1
+        if path in trail:
+            return "imports " + " -> ".join([*trail[-3:], path]) + ": an import loop"
+        if not os.path.isfile(path):
+            where = f" (via {' -> '.join(trail[1:])})" if len(trail) > 1 else ""
+            return f"imports {target!r}{where}: {path} does not exist"
+        if depth > limit:
+            return f"imports {target!r}: the chain is {depth} hops deep, past the limit of {limit}"
+        nested = read_memory_file(path, _head(path)).imports
+        todo += [(_resolve(path, t), depth + 1, [*trail, path]) for _, t in nested if not t.startswith("~")]
+    return None
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(1024 * 1024)
+    except OSError:
+        return b""
