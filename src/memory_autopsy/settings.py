@@ -34,6 +34,9 @@ class Settings:
     vocabulary: Vocabulary = DEFAULT_VOCABULARY
     lexicon: Lexicon | None = None  # None: the built-in words (lexicon/*.json)
     parse_cache: str | None = None  # a folder for per-file parse results; None: no cache
+    # The files whose findings will be shown (the hook's changed files): the per-entity layers
+    # then skip entities those files never mention. None: everything.
+    focus: frozenset[str] | None = None
     weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     embed: EmbedSettings = EmbedSettings()
     include: tuple[str, ...] = ()

@@ -46,6 +46,12 @@ class Context:
     facts: Sequence[Fact]
     settings: Settings
     _norm: dict[int, str] = field(default_factory=dict)
+    # With a focus (the hook's changed files), the per-entity layers look only at the entities
+    # those files mention: every finding touching a changed file involves one of them.
+    focus_forms: frozenset[str] | None = None
+
+    def in_focus(self, form: str) -> bool:
+        return self.focus_forms is None or form in self.focus_forms
 
     @property
     def vocabulary(self) -> Vocabulary:

@@ -23,6 +23,8 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
     findings: list[Finding] = []
     flagged: set[int] = set(in_blocks or ())
     for form, facts in ctx.by_entity.items():
+        if not ctx.in_focus(form):
+            continue
         for fact in facts:
             key = (form, ctx.norm_body(fact), fact.valid_from, fact.valid_to)
             original = first.setdefault(key, fact)
@@ -46,7 +48,9 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     """Prose claims only: two explicit records that nearly match are a slot question. Within one
     file: memory split over files (a memory bank's progress and active context) restates by
     design, while the same claim restated in one file is a slip."""
-    for facts in ctx.by_entity.values():
+    for form, facts in ctx.by_entity.items():
+        if not ctx.in_focus(form):
+            continue
         by_file: dict[str, list[Fact]] = {}
         for fact in facts:
             if fact.order not in skip and fact.fidelity is not Fidelity.FULL:

@@ -19,6 +19,7 @@ from memory_autopsy.engine import (
 )
 from memory_autopsy.engine.context import Context
 from memory_autopsy.model import Fact, Finding, Report, Store
+from memory_autopsy.normalize import entity_form
 from memory_autopsy.settings import Settings
 
 
@@ -39,7 +40,10 @@ def lint_store(
     facts = store.facts
     if settings.as_of:
         facts = tuple(f for f in facts if _known_at(f, settings.as_of[:10]))
-    ctx = Context(facts, settings)
+    focus = None
+    if settings.focus is not None:
+        focus = frozenset(entity_form(f.entity) for f in facts if f.path in settings.focus)
+    ctx = Context(facts, settings, focus_forms=focus)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     found += hygiene.unsourced(ctx)

@@ -25,8 +25,8 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     for fact in ctx.active:
         if fact.slot and fact.order not in skip and fact.kind in ("state", "event") and not _status_cell(ctx, fact):
             groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
-    for facts in groups.values():
-        if len(facts) < 2 or _all_same(facts):
+    for key, facts in groups.items():
+        if len(facts) < 2 or _all_same(facts) or not ctx.in_focus(key[0]):
             continue
         yield from _group(ctx, facts[0].slot.split("|")[0], facts)
 

@@ -58,7 +58,9 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
     """Findings plus the (flagged, trigger) pairs, so later layers do not repeat them."""
     findings: list[Finding] = []
     pairs: set[tuple[int, int]] = set()
-    for facts in ctx.active_by_entity.values():
+    for form, facts in ctx.active_by_entity.items():
+        if not ctx.in_focus(form):
+            continue
         retractions = _retractions(ctx, facts)
         if not retractions:
             continue
