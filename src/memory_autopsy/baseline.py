@@ -8,7 +8,10 @@ scheme, and has no timestamps, so re-running the update on an unchanged tree is 
 from __future__ import annotations
 
 import json
+import os
 import re
+import reprlib
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -136,6 +139,13 @@ def dumps(baseline: Baseline) -> str:
 
 def loads(text: str, where: str) -> Baseline:
     try:
+        return _parse(text, where)
+    except RecursionError:  # the JSON parser (or str() of an entry) recurses once per level
+        raise UsageError(f"{where}: not a baseline file (JSON nested too deeply)") from None
+
+
+def _parse(text: str, where: str) -> Baseline:
+    try:
         document = json.loads(text)
     except ValueError as error:
         raise UsageError(f"{where}: not a baseline file (invalid JSON: {error})") from None
@@ -146,28 +156,41 @@ def loads(text: str, where: str) -> Baseline:
 
 
 def load(path: str) -> Baseline:
+    return loads(read_text(path), path)
+
+
+def read_text(path: str) -> str:
+    """The baseline file's text. Opened without blocking, and refused unless it is a regular
+    file: reading a FIFO named as the baseline would wait forever for a writer."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return loads(handle.read(), path)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise UsageError(f"{path}: no baseline file (create it with `memory-autopsy baseline`)") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: unreadable baseline: {error}") from None
+    except OSError as error:
+        raise UsageError(f"{path}: unreadable baseline: {error.strerror or error}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise UsageError(f"{path}: the baseline must be a regular file")
+        try:
+            return handle.read().decode("utf-8").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"{path}: unreadable baseline: {error}") from None
 
 
 def _check_versions(document: Mapping[str, Any], where: str) -> None:
     version = document.get("format")
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise UsageError(f"{where}: baseline format {version!r} is not supported by this version "
-                         f"(expected {FORMAT_VERSION}); upgrade memory-autopsy")
+        raise UsageError(f"{where}: baseline format {reprlib.repr(version)} is not supported by this "
+                         f"version (expected {FORMAT_VERSION}); upgrade memory-autopsy")
     if document.get("fingerprints") != SCHEME:
-        raise UsageError(f"{where}: baseline fingerprints are {document.get('fingerprints')!r}, this "
+        found = reprlib.repr(document.get("fingerprints"))
+        raise UsageError(f"{where}: baseline fingerprints are {found}, this "
                          f"version computes {SCHEME}; regenerate it with `memory-autopsy baseline`")
 
 
 def _entry(item: Any, where: str) -> Entry:
     if not isinstance(item, dict) or not isinstance(item.get("fingerprint"), str):
-        raise UsageError(f"{where}: a baseline entry has no fingerprint: {item!r}")
+        raise UsageError(f"{where}: a baseline entry has no fingerprint: {reprlib.repr(item)}")
     count = item.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise UsageError(f"{where}: entry {item['fingerprint']}: count must be a whole number >= 1")

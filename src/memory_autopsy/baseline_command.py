@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import TextIO
 
-from memory_autopsy.baseline import DEFAULT_PATH, Baseline, dumps, load, update
+from memory_autopsy.baseline import DEFAULT_PATH, Baseline, dumps, load, read_text, update
 from memory_autopsy.commands.common import write_output
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report
@@ -28,7 +28,7 @@ def _lint(args: argparse.Namespace, settings: Settings) -> Report:
 
 def update_baseline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     path = args.baseline or settings.baseline or DEFAULT_PATH
-    exists = os.path.isfile(path)
+    exists = os.path.exists(path)  # a FIFO or folder is refused by `load`, never replaced
     if args.prune_only and not exists:
         raise UsageError(f"{path}: no baseline to prune")
     old = load(path) if exists else Baseline()
@@ -39,13 +39,9 @@ def update_baseline(args: argparse.Namespace, settings: Settings, out: TextIO) -
     added = sum(max(0, n - before.get(fp, 0)) for fp, n in after.items())
     removed = sum(max(0, n - after.get(fp, 0)) for fp, n in before.items())
     text = dumps(new)
-    if not exists or text != _read(path):
+    if not exists or text != read_text(path):
         write_output(text, path, out)
     out.write(f"{path}: {sum(after.values())} baselined finding(s) in {len(after)} entries "
               f"({added} added, {removed} removed)\n")
     return 0
 
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()

@@ -21,6 +21,7 @@ from memory_autopsy.baseline import Baseline
 from memory_autopsy.ci_filters import Filtered, filter_report, resolve_baseline
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 from memory_autopsy.config import locate
+from memory_autopsy.formatters.visible import scrub
 from memory_autopsy.model import Report
 
 
@@ -145,4 +146,4 @@ def _append(variable: str, text: str) -> None:
     path = os.environ.get(variable)
     if path:
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(scrub(text))  # a path argument may hold a lone surrogate (undecodable bytes)

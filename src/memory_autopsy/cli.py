@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,7 +20,8 @@ EPILOG = """examples:
   memory-autopsy admit --fact '{"entity": "billing", "slot": "tool", "value": "MySQL"}' store.jsonl
   memory-autopsy baseline .                          accept today's findings; fail only on new ones
 
-exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage error
+exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage error,
+  3 internal error (a bug in memory-autopsy: please report it)
 """
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
@@ -59,7 +61,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ISSUES = "https://github.com/memory-autopsy/memory-autopsy/issues"
+INTERNAL_ERROR = 3
+TRACEBACK_VARIABLE = "MEMORY_AUTOPSY_TRACEBACK"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Every entry (scan, hook, ci, ...) comes through here: an unexpected exception is a bug
+    and exits 3, so a crash can never pass for findings (1) or a usage error (2)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("memory-autopsy: interrupted\n")
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): not a bug, nothing more to say
+        _silence_stdout()
+        return 141
+    except Exception as error:
+        return _internal_error(error)
+
+
+def _internal_error(error: BaseException) -> int:
+    if os.environ.get(TRACEBACK_VARIABLE):
+        import traceback
+
+        traceback.print_exc()
+    try:
+        detail = f"{type(error).__name__}: {error}"
+    except Exception:  # an exception whose str() fails is still reported
+        detail = type(error).__name__
+    # ascii(): memory text in the message reaches the terminal with control bytes escaped
+    sys.stderr.write(f"memory-autopsy: internal error: {ascii(detail)[1:-1][:300]}; please report "
+                     f"it at {ISSUES} ({TRACEBACK_VARIABLE}=1 prints the traceback)\n")
+    return INTERNAL_ERROR
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so the interpreter's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # in-process callers pass a StringIO
+        pass
+
+
+def _run(argv: Sequence[str] | None) -> int:
     from memory_autopsy.api import paused_gc
 
     with paused_gc():  # a short-lived run over acyclic records: see api.paused_gc

@@ -70,6 +70,8 @@ def read_table(path: Path) -> dict[str, Any]:
             data: dict[str, Any] = toml.load(handle)
     except toml.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:  # the TOML parser recurses once per level of nesting
+        raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: unreadable: {error}") from None
     if path.name != PYPROJECT:

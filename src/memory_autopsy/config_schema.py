@@ -6,7 +6,9 @@ An unknown key is an error, never ignored: a typo must not silently weaken a CI 
 
 from __future__ import annotations
 
+import math
 import re
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,6 +22,10 @@ SEVERITIES = tuple(s.value for s in Severity)
 SOURCE_CLASSES = ("primary", "secondary", "unclassified")
 FIDELITIES = ("FULL", "PARTIAL", "RESIDUAL")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# About a thousand years: far past any memory, and `today - limit` stays inside the calendar.
+MAX_AGE_DAYS = 365_000
+# The deepest a weight key goes (`cues.<word>`): deeper dotted keys are refused, not walked.
+WEIGHT_DEPTH = 2
 
 
 class BadValue(ValueError):
@@ -31,8 +37,13 @@ class BadValue(ValueError):
         self.key = key
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+
+
 def _got(value: Any) -> str:
-    return f"got {value!r} ({type(value).__name__})"
+    """The offending value, cut short: a rule file value may be huge or nested 5,000 deep."""
+    return f"got {_SHORT.repr(value)} ({type(value).__name__})"
 
 
 def text(value: Any) -> str:
@@ -79,18 +90,22 @@ def fail_on(value: Any) -> Severity | None:
     return None if word == "never" else Severity.parse(word)
 
 
-def whole(minimum: int) -> Check:
+def whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise BadValue(f"expected a whole number >= {minimum}, {_got(value)}")
+        too_big = maximum is not None and isinstance(value, int) and value > maximum
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or too_big:
+            upper = f" and <= {maximum}" if maximum is not None else ""
+            raise BadValue(f"expected a whole number >= {minimum}{upper}, {_got(value)}")
         return value
 
     return check
 
 
 def positive_number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise BadValue(f"expected a number > 0, {_got(value)}")
+    """A finite number > 0: TOML's `inf` and `nan` would disable a timeout or compare false."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+            or not math.isfinite(value):
+        raise BadValue(f"expected a finite number > 0, {_got(value)}")
     return float(value)
 
 
@@ -108,6 +123,10 @@ def env_name(value: Any) -> str:
     return value
 
 
+WEIGHT_KEYS = ("expected cues.<word>, class.<primary|secondary|unclassified> or "
+               "fidelity.<FULL|PARTIAL|RESIDUAL>")
+
+
 def weight_key(key: str) -> str:
     group, _, name = key.partition(".")
     if group == "cues" and name and "." not in name:
@@ -116,8 +135,7 @@ def weight_key(key: str) -> str:
         return key
     if group == "fidelity" and name in FIDELITIES:
         return key
-    raise BadValue("expected cues.<word>, class.<primary|secondary|unclassified> or "
-                   "fidelity.<FULL|PARTIAL|RESIDUAL>", key)
+    raise BadValue(WEIGHT_KEYS, key)
 
 
 def weights(value: Any) -> dict[str, float]:
@@ -133,11 +151,16 @@ def weights(value: Any) -> dict[str, float]:
     return dict(sorted(flat.items()))
 
 
-def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+def _flatten(table: Mapping[str, Any], prefix: str = "", depth: int = 1) -> list[tuple[str, Any]]:
     items: list[tuple[str, Any]] = []
     for key, value in table.items():
         name = f"{prefix}{key}"
-        items += _flatten(value, name + ".") if isinstance(value, dict) else [(name, value)]
+        if not isinstance(value, dict):
+            items.append((name, value))
+        elif depth >= WEIGHT_DEPTH:  # no weight key is deeper: refuse, never walk 5,000 levels
+            raise BadValue(WEIGHT_KEYS, name)
+        else:
+            items += _flatten(value, name + ".", depth + 1)
     return items
 
 
@@ -185,7 +208,7 @@ VOCABULARY: dict[str, Check] = {
     "transitions": text_list, "anchors": text_map, "synonyms": text_map,
     "status-words": status_words, "section-kinds": section_kinds,
 }
-STALENESS: dict[str, Check] = {"max-age-days": whole(0)}
+STALENESS: dict[str, Check] = {"max-age-days": whole(0, MAX_AGE_DAYS)}
 EMBED: dict[str, Check] = {
     "provider": choice("ollama", "openai"),
     "url": url,

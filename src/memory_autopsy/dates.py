@@ -54,7 +54,7 @@ def parse_date(value: object) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return _from_epoch(float(value))
+        return _from_epoch(value)
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, date):
@@ -143,16 +143,20 @@ def _to_utc(stamp: str, tz: str) -> str | None:
     if hours > 23 or minutes > 59:
         return None
     local = datetime.fromisoformat(stamp)
-    utc = local - sign * timedelta(hours=hours, minutes=minutes)
-    if not 1 <= utc.year <= 9999:
+    try:  # 9999-12-31T23:00-05:00 is past the last instant a datetime holds
+        utc = local - sign * timedelta(hours=hours, minutes=minutes)
+    except OverflowError:
         return None
     return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _from_epoch(seconds: float) -> str | None:
-    if seconds > 1e11:
-        seconds /= 1000.0
+def _from_epoch(number: float) -> str | None:
+    """Epoch seconds (or milliseconds); a number past the calendar (a 400-digit int, which no
+    float holds, or inf/nan) is not a date."""
     try:
+        seconds = float(number)
+        if seconds > 1e11:
+            seconds /= 1000.0
         return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError):
         return None

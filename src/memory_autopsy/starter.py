@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from memory_autopsy.config import CONFIG_NAME
 from memory_autopsy.errors import UsageError
 
 STARTER = """\
@@ -38,8 +39,19 @@ synonyms = {}             # value spelling -> canonical, e.g. { "pg15" = "postgr
 """
 
 
-def write_starter(path: str, *, force: bool) -> None:
-    if os.path.exists(path) and not force:
+def write_starter(path: str, *, force: bool) -> str:
+    """Write the starter file; returns where. A folder (existing, or named with a trailing `/`)
+    gets `memory-autopsy.toml` inside it; missing folders are created, as `-o FILE` does."""
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        path = os.path.join(path, CONFIG_NAME)
+    if os.path.lexists(path) and not force:
         raise UsageError(f"{path} already exists (use --force to overwrite it)")
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(STARTER)
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a directory")
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(STARTER)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write: {error.strerror or error}") from None
+    return path

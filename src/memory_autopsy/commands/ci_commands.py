@@ -56,7 +56,9 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     ci.set_defaults(handler=run_ci)
 
     init = sub.add_parser("init", help="write a starter memory-autopsy.toml")
-    init.add_argument("path", nargs="?", default="memory-autopsy.toml", metavar="FILE")
+    init.add_argument("path", nargs="?", default="memory-autopsy.toml", metavar="FILE",
+                      help="where to write it (a folder gets memory-autopsy.toml inside; "
+                      "missing folders are created)")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=run_init)
 
@@ -109,8 +111,8 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def run_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.starter import write_starter
 
-    write_starter(args.path, force=args.force)
-    out.write(f"wrote {args.path}; every key is documented in memory-autopsy.toml.example\n")
+    written = write_starter(args.path, force=args.force)
+    out.write(f"wrote {written}; every key is documented in memory-autopsy.toml.example\n")
     return 0
 
 

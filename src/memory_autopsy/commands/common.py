@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import date
 from typing import TextIO
 
-from memory_autopsy.dates import parse_date
+from memory_autopsy.config_schema import MAX_AGE_DAYS
+from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
+from memory_autopsy.formatters.visible import scrub
 from memory_autopsy.model import Report, Severity
 from memory_autopsy.rules import NEVER_FAILS
 from memory_autopsy.settings import Settings
@@ -24,18 +29,34 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         changes["engine"] = args.engine
     if getattr(args, "fail_on", None):
         changes["fail_on"] = None if args.fail_on == "never" else Severity.parse(args.fail_on)
-    if getattr(args, "max_age_days", None) is not None:
-        if args.max_age_days < 0:
-            raise UsageError("--max-age-days must be 0 or more")
-        changes["max_age_days"] = args.max_age_days
+    as_of = settings.as_of
     if getattr(args, "as_of", None):
         as_of = parse_date(args.as_of)
         if as_of is None:
             raise UsageError(f"--as-of: not a date: {args.as_of!r}")
         changes["as_of"] = as_of
+    limit = settings.max_age_days
+    if getattr(args, "max_age_days", None) is not None:
+        limit = _age_limit(args.max_age_days)
+    if limit is not None:  # the rule file's limit meets --as-of here too
+        changes["max_age_days"] = _within_calendar(limit, as_of)
     if getattr(args, "no_cache", False):
         changes["embed"] = replace(settings.embed, use_cache=False)
     return replace(settings, **changes) if changes else settings  # type: ignore[arg-type]
+
+
+def _age_limit(days: int) -> int:
+    if not 0 <= days <= MAX_AGE_DAYS:
+        raise UsageError(f"--max-age-days must be between 0 and {MAX_AGE_DAYS}, got {days}")
+    return days
+
+
+def _within_calendar(days: int, as_of: str | None) -> int:
+    """A limit reaching back past year 1 flags nothing more than one reaching year 1 does, and
+    `date - timedelta` overflows on it: clamp, never raise."""
+    day = day_of(as_of)
+    reference = date.fromisoformat(day) if day else date.today()
+    return min(days, (reference - date.min).days)
 
 
 def _rule_file_settings(args: argparse.Namespace) -> Settings:
@@ -64,16 +85,54 @@ def require_input(report: Report, paths: list[str]) -> None:
 
 
 def write_output(text: str | Iterable[str], output: str | None, out: TextIO) -> None:
-    """Write to the stream, or atomically to a file; `text` may come in pieces."""
-    pieces = [text] if isinstance(text, str) else text
+    """Write to the stream, or to a file (atomically when it is a regular file); `text` may
+    come in pieces. Lone surrogates from memory content are replaced: they cannot be encoded."""
+    pieces = (scrub(piece) for piece in ([text] if isinstance(text, str) else text))
     if not output:
         for piece in pieces:
             out.write(piece)
         return
+    try:
+        _write_file(pieces, output)
+    except OSError as error:
+        raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
+
+
+def _write_file(pieces: Iterable[str], output: str) -> None:
+    kind = _file_kind(output)
+    if kind == stat.S_IFDIR:
+        raise UsageError(f"{output}: is a directory; name a file to write")
+    if kind not in (None, stat.S_IFREG):  # /dev/stdout, /dev/null, a FIFO: write into it
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+            handle.writelines(pieces)
+        return
     directory = os.path.dirname(os.path.abspath(output))
     os.makedirs(directory, exist_ok=True)
+    mode = _new_file_mode(output)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".memory-autopsy-")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        for piece in pieces:
-            handle.write(piece)
-    os.replace(tmp, output)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.writelines(pieces)
+        os.chmod(tmp, mode)  # mkstemp makes 0600; the file the user asked for follows the umask
+        os.replace(tmp, output)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _file_kind(path: str) -> int | None:
+    try:
+        return stat.S_IFMT(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _new_file_mode(path: str) -> int:
+    """A replaced file keeps its mode; a new one gets what `open()` would give it."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -7,6 +7,7 @@ from typing import Any
 
 from memory_autopsy import __version__
 from memory_autopsy.engine.context import fact_body
+from memory_autopsy.formatters.visible import json_safe, visible
 from memory_autopsy.model import Fact
 from memory_autopsy.temporal import AsOfView
 from memory_autopsy.verdict import CAPPED, LOSER, WINNER, Judged
@@ -35,7 +36,7 @@ def format_text(view: AsOfView) -> str:
     for entity in sorted(view.entities, key=str.casefold):
         lines += _entity_block(entity, [j for j in view.beliefs if j.fact.entity == entity], by_id)
     lines += _outside(view) + _unanchored(view) + _aliases(view) + _problems(view)
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(visible(line) for line in lines).rstrip() + "\n"
 
 
 def _entity_block(entity: str, judged: list[Judged], by_id: dict[str, Fact]) -> list[str]:
@@ -130,7 +131,7 @@ def format_json(view: AsOfView, entity: str | None = None) -> str:
         "unresolved_aliases": [{"names": [a, b]} for a, b in view.unresolved_aliases],
         "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in view.problems],
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _belief(item: Judged) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Sequence
 
 from memory_autopsy.formatters.text import finding_line, summary
+from memory_autopsy.formatters.visible import scrub, visible
 from memory_autopsy.model import Finding, Report, Severity
 
 PER_LEVEL = 10
@@ -43,6 +44,7 @@ def annotation(finding: Finding, prefix: str = "") -> str:
     others = [f"{r.path}:{r.line}" for r in finding.related if r.path]
     if others:
         message += " (other side: " + ", ".join(others) + ")"
+    message = visible(message, keep_lines=True)  # escape_data turns CR/LF into %0D/%0A
     return f"::{LEVEL[finding.severity]} {','.join(properties)}::{escape_data(message)}"
 
 
@@ -90,4 +92,4 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None, pref
     lines.append("::group::memory-autopsy findings")
     lines += fenced(listing, token or secrets.token_hex(16))
     lines.append("::endgroup::")
-    return "\n".join(lines) + "\n"
+    return scrub("\n".join(lines)) + "\n"

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from memory_autopsy import __version__
+from memory_autopsy.formatters.visible import json_safe
 from memory_autopsy.model import Finding, Location, Report
 
 
@@ -65,12 +66,13 @@ def format_report(report: Report) -> str:
 def iter_report(report: Report) -> Iterator[str]:
     """Pretty at the top level, one finding per line: readable, and streamed for huge stores."""
     data = report_dict(report, with_findings=False)
-    head = json.dumps(data, indent=2, ensure_ascii=False)[:-2]
+    head = json_safe(json.dumps(data, indent=2, ensure_ascii=False))[:-2]
     if not report.findings:
         yield head + ',\n  "findings": []\n}\n'
         return
     yield head + ',\n  "findings": [\n'
     last = len(report.findings) - 1
     for index, finding in enumerate(report.findings):
-        yield "    " + json.dumps(finding_dict(finding), ensure_ascii=False) + (",\n" if index < last else "\n")
+        line = json.dumps(finding_dict(finding), ensure_ascii=False)
+        yield "    " + json_safe(line) + (",\n" if index < last else "\n")
     yield "  ]\n}\n"

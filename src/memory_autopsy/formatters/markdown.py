@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from memory_autopsy.fixes.plan import Fix, plan
+from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Fact, Report
 from memory_autopsy.rules import BY_ID
 
@@ -61,4 +62,4 @@ def format_report(report: Report, *, applied: bool = False) -> str:
     )
     lines += ["", title, ""]
     lines += fix_lines(fixes) or ["- nothing to fix automatically"]
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(visible(line) for line in lines).rstrip() + "\n"

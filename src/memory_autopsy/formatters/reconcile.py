@@ -8,6 +8,7 @@ from typing import Any
 from memory_autopsy import __version__
 from memory_autopsy.engine.context import fact_body
 from memory_autopsy.formatters.asof import cell, located
+from memory_autopsy.formatters.visible import json_safe, visible
 from memory_autopsy.model import Fact, Report, Store
 from memory_autopsy.verdict import (
     CAPPED,
@@ -51,7 +52,7 @@ def format_text(store: Store, report: Report, weights: Weights) -> str:
         best = canonical(claims, weights)
         if best is not None:
             lines += [_canonical_line(best), ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(visible(line) for line in lines).rstrip() + "\n"
 
 
 def _row(item: Judged) -> str:
@@ -106,7 +107,7 @@ def format_json(store: Store, report: Report, weights: Weights) -> str:
         "weights": dict(weights.flat()),
         "entities": entities,
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _claim(item: Judged) -> dict[str, Any]:

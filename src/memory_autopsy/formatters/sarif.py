@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from memory_autopsy import __version__
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
+from memory_autopsy.formatters.visible import json_safe
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import HELP_URI, RULES, Rule
 
@@ -52,9 +53,17 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
 
 def artifact(path: str, prefix: str) -> dict[str, Any]:
     if posixpath.isabs(path) or (len(path) > 2 and path[1] == ":"):
-        return {"uri": "file://" + quote(path if path.startswith("/") else "/" + path, safe="/:")}
+        return {"uri": "file://" + _quoted(path if path.startswith("/") else "/" + path, "/:")}
     relative = posixpath.normpath(posixpath.join(prefix, path)) if prefix else path
-    return {"uri": quote(relative, safe="/"), "uriBaseId": "%SRCROOT%"}
+    return {"uri": _quoted(relative, "/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _quoted(path: str, safe: str) -> str:
+    """Percent-encoded; a file name that is not UTF-8 on disk keeps its original bytes."""
+    try:
+        return quote(path, safe=safe, errors="surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to: replaced, never raised
+        return quote(path, safe=safe, errors="replace")
 
 
 def physical(path: str, line: int, prefix: str) -> dict[str, Any]:
@@ -118,7 +127,7 @@ def _by_importance(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def dumps(log: dict[str, Any]) -> str:
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
 def format_report(report: Report, *, prefix: str = "", max_results: int = MAX_RESULTS,

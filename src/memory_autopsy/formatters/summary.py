@@ -1,18 +1,24 @@
 """The GitHub job summary (markdown appended to $GITHUB_STEP_SUMMARY).
 
 Memory content is untrusted: every cell is escaped so a claim cannot open a link, an HTML tag,
-a table cell or a mention in the summary page.
+a table cell or a mention in the summary page. GitHub also turns bare `https://…`, `www.…` and
+`name@host` into links; a zero-width space after the `:`/`www`/`@` breaks that autolinking
+while the text reads the same.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Finding, Report
 
 MAX_ROWS = 100
 CELL_LIMIT = 200
 _BACKSLASHED = "\\`*_[]|~#!"
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=&#64;)", re.IGNORECASE)
+ZERO_WIDTH_SPACE = "\u200b"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +33,12 @@ class RunFacts:
 
 
 def escape(text: str, limit: int = CELL_LIMIT) -> str:
-    text = " ".join(text.split())
+    text = visible(" ".join(text.split()))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = "".join("\\" + ch if ch in _BACKSLASHED else ch for ch in text)
-    return text.replace("@", "&#64;")
+    return _AUTOLINK.sub(ZERO_WIDTH_SPACE, text.replace("@", "&#64;"))
 
 
 def _row(finding: Finding) -> str:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 
+from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Finding, Report
 
 
 def finding_line(finding: Finding) -> str:
+    """One finding on one line; memory text in it is shown, never sent raw to the terminal."""
     where = location_text(finding.path, finding.line, finding.obs) if finding.path else "memory-autopsy"
     confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
     entity = f" {finding.entity}" if finding.entity else ""
     marker = " [new]" if finding.baseline == "new" else ""
-    return (
+    return visible(
         f"{where}: {finding.severity.value} {finding.rule} L{finding.layer}{confidence}{entity}"
         f" :: {finding.message}{marker}"
     )

@@ -59,6 +59,9 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
             document = json.loads(document)
         except ValueError:
             document = [document]
+        except RecursionError:  # a string holding JSON nested past the parser's depth
+            result.problems.append(Problem(path, 1, "JSON nested too deeply"))
+            return result
     for item, entity, line in _items(document, entity_hint, finder, result):
         _read_item(item, entity, path, line, result)
     result.declarations = [
