@@ -19,6 +19,7 @@ from typing import TextIO
 from memory_autopsy import changed as git_changes
 from memory_autopsy.baseline import Baseline
 from memory_autopsy.ci_filters import Filtered, filter_report, resolve_baseline
+from memory_autopsy.commands.ci_commands import with_cache
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 from memory_autopsy.config import locate
 from memory_autopsy.formatters.visible import scrub
@@ -34,7 +35,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not context:
         err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
     changed = resolve_changed(args, err)
-    report = lint(context, settings)
+    report = lint(context, with_cache(settings, args, root))  # no focus: the SARIF covers the scope
     baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     if changed is not None:
         changed = git_changes.as_reported(changed, report.paths)

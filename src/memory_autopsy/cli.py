@@ -42,7 +42,7 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="FILE", help="report and fail only on findings not in FILE")
     parser.add_argument("--include-baselined", action="store_true", help="also output baselined findings")
     parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
-    parser.add_argument("--no-cache", action="store_true", help="embed engine: skip the embedding cache")
+    parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results (hook, ci: .memory-autopsy-cache/) and embeddings")
 
 
 def build_parser() -> argparse.ArgumentParser:

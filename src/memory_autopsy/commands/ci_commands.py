@@ -6,12 +6,15 @@ Handlers import their modules lazily: the hook runs on every commit and must sta
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 
 if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
+    from memory_autopsy.settings import Settings
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -74,6 +77,17 @@ def _settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-age-days", type=int, metavar="N")
 
 
+CACHE_DIR = ".memory-autopsy-cache"
+
+
+def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Settings:
+    """The hook and `ci` lint their whole scope on every run: unchanged files are read from the
+    parse cache (keyed by their bytes) unless --no-cache."""
+    if getattr(args, "no_cache", False):
+        return settings
+    return replace(settings, parse_cache=str(root / CACHE_DIR))
+
+
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy import changed as git_changes
     from memory_autopsy.config import locate
@@ -88,7 +102,7 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.ci_filters import filter_report, resolve_baseline
     from memory_autopsy.commands.lint import render
 
-    report = lint(context, settings)
+    report = lint(context, replace(with_cache(settings, args, root), focus=changed))
     _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     fmt = "json" if args.json else (args.format or "text")
