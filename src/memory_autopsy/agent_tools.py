@@ -4,15 +4,19 @@ These functions know nothing of MCP (mcp_server.py maps tools onto them). Every 
 names is confined to the allowed roots before anything is opened: it is resolved with
 `os.path.realpath` (so `..` and symlinks are followed to where they really lead), and a store
 that leads outside every root — or a folder holding a file that does — is refused with
-ToolRefused and not read. Nothing here writes a store.
+ToolRefused and not read. A check by name alone can be raced (a file swapped for a link after
+the check), so each file is then opened once, from its root, without following any link, and
+the bytes of that open file are what the engine reads. Nothing here writes a store.
 """
 
 from __future__ import annotations
 
 import enum
+import errno
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import stat
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +24,18 @@ from memory_autopsy.errors import UsageError
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
-    from memory_autopsy.model import Store
+    from memory_autopsy.gate import AdmitVerdict
+    from memory_autopsy.ingest.loader import Source
+    from memory_autopsy.model import Problem, Store
     from memory_autopsy.verdict import Weights
 
 ENGINES = ("heuristic", "embed")
+_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+# O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused as not a regular file
+_FILE_FLAGS: int = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS: int = _FILE_FLAGS | getattr(os, "O_DIRECTORY", 0)
+_WALK_BENEATH = bool(_NOFOLLOW) and os.open in os.supports_dir_fd
+_LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW meeting a link raises
 
 
 class Tool(str, enum.Enum):
@@ -49,15 +61,19 @@ class Roots:
         return cls(tuple(dict.fromkeys(real)))
 
     def contains(self, real: str) -> bool:
-        return any(
-            real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.paths
-        )
+        return self.root_of(real) is not None
+
+    def root_of(self, real: str) -> str | None:
+        for root in self.paths:
+            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+                return root
+        return None
 
     def confine(self, given: str) -> str:
         """The store as a path that stays inside the roots, or ToolRefused (nothing is opened)."""
         if not isinstance(given, str) or not given.strip() or "\x00" in given:
             raise ToolRefused("store must be a non-empty path")
-        real = os.path.realpath(given)
+        real = _real(given)
         if not self.contains(real):
             raise ToolRefused(
                 f"refused: {given!r} is outside the allowed roots "
@@ -72,11 +88,70 @@ class Roots:
 
         files, _ = expand([real])
         for name in files:
-            if not self.contains(os.path.realpath(name)):
+            if not self.contains(_real(name)):
                 raise ToolRefused(
                     f"refused: {given!r} holds {os.path.relpath(name, real)!r}, "
                     "a link that leads outside the allowed roots"
                 )
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except OSError:  # a link swapped while realpath read it (readlink: EINVAL)
+        raise ToolRefused(f"refused: {path!r} changed while being checked") from None
+
+
+def read_confined(name: str, roots: Roots) -> bytes:
+    """The bytes of one file inside the roots, from a single open that follows no link.
+
+    ToolRefused when the file leads outside or a link appeared on the way since the check;
+    OSError (its strerror the reason to show) when it cannot be read or is not a regular file.
+    """
+    from memory_autopsy.ingest.loader import MAX_BYTES
+
+    real = _real(name)
+    root = roots.root_of(real)
+    if root is None:
+        raise ToolRefused(f"refused: {name!r} leads outside the allowed roots ({', '.join(roots.paths)})")
+    try:
+        fd = _open_beneath(root, real) if _WALK_BENEATH else _open_checked(real)
+    except OSError as error:
+        if error.errno in _LINK_ERRORS:
+            raise ToolRefused(f"refused: {name!r} turned into a link while being read") from None
+        raise OSError(error.errno, f"unreadable: {error.strerror or error}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        data = handle.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise OSError(errno.EFBIG, f"file too large (over {MAX_BYTES} bytes)")
+    return data
+
+
+def _open_beneath(root: str, real: str) -> int:
+    """Open `real` one component at a time from `root`, never following a link (ELOOP/ENOTDIR)."""
+    if real == root:
+        return os.open(root, _FILE_FLAGS)
+    *folders, leaf = os.path.relpath(real, root).split(os.sep)
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for folder in folders:
+            inner = os.open(folder, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(leaf, _FILE_FLAGS, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _open_checked(real: str) -> int:
+    """Where openat is missing (Windows): open, then insist the open file is the one checked."""
+    fd = os.open(real, _FILE_FLAGS)
+    if not os.path.samestat(os.fstat(fd), os.lstat(real)):
+        os.close(fd)
+        raise OSError(errno.ELOOP, "changed while being opened")
+    return fd
 
 
 def _shown(real: str) -> str:
@@ -103,16 +178,14 @@ def memory_lint(
     store: str, engine: str = "heuristic", *, roots: Roots, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Lint a memory file or folder: every finding, with its rule, severity and location."""
-    from memory_autopsy.api import lint
+    from memory_autopsy.api import lint_loaded, paused_gc
     from memory_autopsy.formatters.json_format import report_dict
 
     if engine not in ENGINES:
         raise ToolRefused(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    path = roots.confine(store)
-    base = settings or default_settings()
-    report = lint([path], replace(base, engine=engine))
-    if not report.paths:
-        raise ToolRefused(f"no readable memory files in {store!r}")
+    settings = replace(settings or default_settings(), engine=engine)
+    with paused_gc():
+        report = lint_loaded(_load(store, settings, roots), settings)
     payload = report_dict(report)
     payload["finding_count"] = len(report.findings)
     return payload
@@ -122,14 +195,11 @@ def memory_admit(
     fact: Mapping[str, Any], store: str, *, roots: Roots, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Gate one incoming fact: accepted, requires_review (ids, resolving edit) or rejected."""
-    from memory_autopsy.api import admit
-
     if not isinstance(fact, Mapping):
         raise ToolRefused(
             "fact must be a JSON object (entity, claim or slot/value, observed_at, source)"
         )
-    path = roots.confine(store)
-    verdict = admit(dict(fact), [path], settings or default_settings())
+    verdict = _admit(dict(fact), store, settings or default_settings(), roots)
     return dict(verdict.as_dict())
 
 
@@ -150,7 +220,7 @@ def memory_as_of(
     if day is None:
         raise ToolRefused(f"not a date: {date!r} (use YYYY-MM-DD)")
     settings = settings or default_settings()
-    loaded = _load([roots.confine(store)], settings)
+    loaded = _load(store, settings, roots)
     if entity and not knows_entity(loaded, entity):
         raise ToolRefused(f"no facts about entity {entity!r} in {store!r}")
     view = as_of(loaded, day, settings, _weights(settings), entity)
@@ -169,7 +239,7 @@ def memory_why(
             "id must be a fact id (16 hex characters, or a unique prefix of 4 or more)"
         )
     settings = settings or default_settings()
-    loaded = _load([roots.confine(store)], settings)
+    loaded = _load(store, settings, roots)
     try:
         explanation = explain(id, lint_loaded(loaded, settings), _weights(settings))
     except UsageError as error:
@@ -177,13 +247,76 @@ def memory_why(
     return dict(json.loads(format_json(explanation)))
 
 
-def _load(paths: Sequence[str], settings: Settings) -> Store:
-    from memory_autopsy.api import load_store
+def _load(store: str, settings: Settings, roots: Roots) -> Store:
+    """api.load_store over confined reads (each file opened once, read from that open)."""
+    from memory_autopsy.ingest.cache import ParseCache
+    from memory_autopsy.ingest.loader import load_sources
 
-    loaded = load_store(paths, settings)
+    files, problems = _files(store, settings, roots)
+    read_problems: list[Problem] = []
+    cache = ParseCache(settings.parse_cache, settings.lexicon) if settings.parse_cache else None
+    loaded = load_sources(
+        _sources(files, roots, read_problems), settings.vocabulary, problems, settings.lexicon, cache
+    )
+    if cache is not None and cache.written:
+        cache.prune()
     if not loaded.paths:
-        raise ToolRefused("no readable memory files in " + ", ".join(paths))
-    return loaded
+        raise ToolRefused(f"no readable memory files in {store!r}")
+    return replace(loaded, problems=loaded.problems + tuple(read_problems))
+
+
+def _files(store: str, settings: Settings, roots: Roots) -> tuple[list[str], list[Problem]]:
+    """The store's files as api.load_store selects them (folders honour include/exclude)."""
+    from memory_autopsy.ingest.loader import expand
+    from memory_autopsy.selection import filter_paths
+
+    path = roots.confine(store)
+    files, problems = expand([path])
+    if settings.include or settings.exclude:
+        named = {path.replace("\\", "/").removeprefix("./")}
+        files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
+    return files, problems
+
+
+def _sources(files: list[str], roots: Roots, problems: list[Problem]) -> Iterator[Source]:
+    from memory_autopsy.ingest.loader import Source
+    from memory_autopsy.model import Problem
+
+    for name in files:
+        try:
+            yield Source(name, read_confined(name, roots))
+        except OSError as error:
+            problems.append(Problem(name, 1, error.strerror or str(error)))
+
+
+def _admit(fact: dict[str, Any], store: str, settings: Settings, roots: Roots) -> AdmitVerdict:
+    """gate.admit over confined reads. It mirrors gate.admit after its `_read`, because the gate
+    opens the files by name itself; an entry point taking sources would remove the copy."""
+    from memory_autopsy import gate
+    from memory_autopsy.ingest.loader import Source, load_sources
+
+    settings = replace(settings, as_of=None, max_age_days=None)
+    problem = gate.fact_problem(fact)
+    if problem:
+        return gate.rejected(f"the fact cannot be normalized: {problem}")
+    files, problems = _files(store, settings, roots)
+    sources = list(_sources(files, roots, problems))
+    trouble = [f"{p.path}: {p.message}" for p in problems]
+    if not sources and not trouble:
+        trouble.append("no memory files among: " + roots.confine(store))
+    if trouble:
+        return gate.rejected("the store cannot be read (the gate never runs blind): " + "; ".join(trouble))
+    notes = [f"{s.path} is empty: the fact would be its first" for s in sources if not s.data.strip()]
+    candidate = Source(gate.CANDIDATE, json.dumps(fact, default=str, ensure_ascii=False).encode())
+    kept = [s for s in sources if s.data.strip()] + [candidate]
+    loaded = load_sources(kept, settings.vocabulary, lexicon=settings.lexicon)
+    if loaded.problems:
+        listed = "; ".join(f"{p.path}:{p.line}: {p.message}" for p in loaded.problems)
+        return gate.rejected(f"the store has bad input (the gate never runs blind): {listed}")
+    candidates = [f for f in loaded.facts if f.path == gate.CANDIDATE]
+    if len(candidates) != 1:
+        return gate.rejected(f"the fact cannot be normalized: it reads as {len(candidates)} records, not one")
+    return gate._judge(candidates[0], loaded, settings, notes)
 
 
 def _weights(settings: Settings) -> Weights:

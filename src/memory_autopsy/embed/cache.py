@@ -45,14 +45,14 @@ def _unpack(raw: bytes) -> tuple[float, ...]:
 
 class EmbeddingCache:
     def __init__(self, directory: str | Path, endpoint: str, model: str) -> None:
-        name = hashlib.sha256(f"{endpoint}\x1f{model}".encode()).hexdigest()[:24]
+        name = hashlib.sha256(_utf8(f"{endpoint}\x1f{model}")).hexdigest()[:24]
         self.path = Path(directory) / "embeddings" / f"{name}.json"
         self._endpoint, self._model = endpoint, model
         self._entries: dict[str, str] = self._read()
         self._dirty: dict[str, str] = {}
 
     def key(self, text: str) -> str:
-        return hashlib.sha256(f"{self._model}\x1f{text}".encode()).hexdigest()
+        return hashlib.sha256(_utf8(f"{self._model}\x1f{text}")).hexdigest()
 
     def get(self, text: str) -> list[float] | None:
         encoded = self._entries.get(self.key(text))
@@ -111,6 +111,12 @@ class EmbeddingCache:
         if not isinstance(vectors, dict):
             return {}
         return {k: v for k, v in vectors.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 that also takes a lone surrogate (a JSON escape or an undecodable environment
+    variable can make one); the key only has to be stable, not valid text."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _remove(path: str) -> None:

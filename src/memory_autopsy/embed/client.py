@@ -1,12 +1,14 @@
 """HTTP embedders: Ollama's `/api/embed` and any OpenAI-compatible `/v1/embeddings`.
 
-httpx is imported here only, and only when a request is sent. Every failure (nothing
-listening, HTTP error, timeout, malformed payload, vectors of the wrong shape) becomes an
-EmbedError; its message never carries the API key (the layer adds the endpoint).
+httpx is imported only when a request is sent (embed/transport.py). Every failure (nothing
+listening, HTTP error, timeout, an oversized body, malformed payload, vectors of the wrong
+shape) becomes an EmbedError; its message never carries the API key (the layer adds the
+endpoint).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -15,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memory_autopsy.embed.protocol import EmbedError
+from memory_autopsy.embed.transport import Answer, Limits, post
 from memory_autopsy.settings import EmbedSettings
 
 DEFAULT_BASE_URL = "http://localhost:11434"
@@ -34,6 +37,13 @@ OPENAI_PROVIDERS = frozenset(
 )
 PROVIDERS = frozenset({"ollama"}) | OPENAI_PROVIDERS
 _LOOPBACK = ("localhost", "::1")
+# The decoded body a request may bring back: 8,192 dimensions at 32 characters a number for
+# each text sent, plus room for the envelope or an error page. Far above any real model.
+MAX_BYTES_PER_TEXT = 256 * 1024
+MAX_BYTES_BASE = 64 * 1024
+FLOAT32_MAX = 3.4028234663852886e38  # the cache stores float32: a larger value cannot be packed
+ERROR_SNIPPET = 160
+KEY_RUN = 8  # characters of the key in a row that count as part of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +53,16 @@ class Endpoint:
     provider: str
     url: str
     model: str
-    timeout: float
+    timeout: float  # seconds for a whole request (a deadline, not a per-read timeout)
     api_key_env: str | None = None
+    max_bytes_per_text: int = MAX_BYTES_PER_TEXT
 
     @property
     def openai(self) -> bool:
         return self.provider in OPENAI_PROVIDERS
+
+    def limits(self, count: int) -> Limits:
+        return Limits(self.timeout, MAX_BYTES_BASE + count * self.max_bytes_per_text)
 
 
 def resolve(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> Endpoint:
@@ -104,11 +118,11 @@ class HttpEmbedder:
             )
             return check_vectors(vectors, len(texts))
         except EmbedError as error:
-            raise EmbedError(self._scrub(str(error))) from None
+            raise EmbedError(_mask_runs(self._scrub(str(error)), self._key)) from None
 
     def _post(self, body: dict[str, Any]) -> Any:
         try:
-            import httpx
+            import httpx  # noqa: F401 (only to say what to install)
         except ImportError:
             raise EmbedError(
                 "httpx is not installed (pip install 'memory-autopsy[embed]')"
@@ -116,34 +130,62 @@ class HttpEmbedder:
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        timeout = self._endpoint.timeout
+        # ASCII JSON: a lone surrogate in a claim is escaped, never an encoding crash
+        content = json.dumps(body, allow_nan=False).encode("ascii")
+        limits = self._endpoint.limits(len(body["input"]))
+        answer = post(self.endpoint, content, headers, limits, not _is_loopback(self.endpoint))
+        if answer.status >= 400:
+            raise EmbedError(self._http_error(answer))
         try:
-            with httpx.Client(timeout=timeout, trust_env=not _is_loopback(self.endpoint)) as client:
-                response = client.post(self.endpoint, json=body, headers=headers)
-        except httpx.TimeoutException:
-            raise EmbedError(f"timed out after {timeout:g}s") from None
-        except httpx.HTTPError as error:
-            raise EmbedError(f"unreachable ({type(error).__name__}: {error})") from None
-        except Exception as error:  # noqa: BLE001 (a bad URL or proxy setting: still never a crash)
-            raise EmbedError(f"request failed ({type(error).__name__}: {error})") from None
-        if response.status_code >= 400:
-            snippet = " ".join(response.text.split())[:160]
-            raise EmbedError(f"HTTP {response.status_code}" + (f": {snippet}" if snippet else ""))
-        try:
-            return response.json()
-        except ValueError:
+            return json.loads(answer.body)
+        except (ValueError, RecursionError):
             raise EmbedError("malformed payload (not JSON)") from None
 
+    def _http_error(self, answer: Answer) -> str:
+        # scrubbed before it is cut: a cut through the key would leave a prefix no scrub finds
+        text = " ".join(self._scrub(answer.body.decode("utf-8", "replace")).split())
+        snippet = text[:ERROR_SNIPPET]
+        return f"HTTP {answer.status}" + (f": {snippet}" if snippet else "")
+
     def _scrub(self, message: str) -> str:
-        return message.replace(self._key, "***") if self._key else message
+        for form in _written_forms(self._key):
+            message = message.replace(form, "***")
+        return message
+
+
+def _written_forms(key: str) -> list[str]:
+    """The key as error texts may spell it: raw, JSON- or repr-escaped, with escaped slashes."""
+    if not key:
+        return []
+    forms = {key, json.dumps(key)[1:-1], repr(key)[1:-1], key.replace("/", "\\/")}
+    return sorted(forms, key=len, reverse=True)
+
+
+def _mask_runs(message: str, key: str, size: int = KEY_RUN) -> str:
+    """Mask any run of `size` characters of the key: a server that echoes part of it (a prefix
+    to say which key failed) must not print that part through us. For short messages only."""
+    if len(key) < size:
+        return message
+    pieces = {key[i : i + size] for i in range(len(key) - size + 1)}
+    masked = [False] * len(message)
+    for start in range(len(message) - size + 1):
+        if message[start : start + size] in pieces:
+            masked[start : start + size] = [True] * size
+    return "".join("*" if hide else char for char, hide in zip(message, masked))
 
 
 def _api_key(endpoint: Endpoint, environ: Mapping[str, str]) -> str:
     if not endpoint.api_key_env:
         return ""
-    key = environ.get(endpoint.api_key_env, "")
+    # a key read from a file keeps its newline; the header would refuse it and print it back
+    key = environ.get(endpoint.api_key_env, "").strip()
     if not key:
         raise EmbedError(f"environment variable {endpoint.api_key_env} (api_key_env) is not set")
+    if not all("!" <= char <= "~" for char in key):
+        raise EmbedError(
+            f"environment variable {endpoint.api_key_env} (api_key_env) holds a character "
+            "an HTTP header cannot carry (a space or a control or non-ASCII character)"
+        )
     return key
 
 
@@ -164,7 +206,7 @@ def _openai_vectors(payload: Any) -> Any:
         raise EmbedError("malformed payload (no 'data' list)")
     try:
         ordered = sorted(data, key=lambda item: int(item.get("index", 0)))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an index of 1e400 (inf)
         raise EmbedError("malformed payload (bad 'index')") from None
     return [item.get("embedding") for item in ordered]
 
@@ -184,9 +226,11 @@ def check_vectors(vectors: Any, count: int, dim: int | None = None) -> list[list
             raise EmbedError(f"vectors of the wrong size ({len(vector)} values, expected {dim})")
         try:
             values = [float(x) for x in vector if not isinstance(x, (bool, str))]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
             raise EmbedError("malformed payload (a vector holds non-numbers)") from None
         if len(values) != dim or not all(math.isfinite(x) for x in values):
             raise EmbedError("malformed payload (a vector holds non-numbers)")
+        if any(abs(x) > FLOAT32_MAX for x in values):
+            raise EmbedError("malformed payload (a vector value is out of float32 range)")
         checked.append(values)
     return checked
