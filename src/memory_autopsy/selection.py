@@ -59,10 +59,28 @@ def _class_ends(pattern: str) -> list[int]:
     return ends
 
 
+MAX_EXPANDED = 4  # `/**/` occurrences expanded one by one; past that, all or none
+
+
+@lru_cache(maxsize=256)
+def _zero_dirs(pattern: str) -> tuple[str, ...]:
+    """As in gitignore, `/**/` matches zero or more folders: `memory/**/*.md` matches
+    `memory/notes.md`. fnmatch's `*` already spans folders; what it lacks is the zero case."""
+    parts = pattern.split("/**/")
+    if len(parts) == 1:
+        return (pattern,)
+    if len(parts) - 1 > MAX_EXPANDED:
+        return (pattern, "/".join(parts))
+    forms = [parts[0]]
+    for part in parts[1:]:
+        forms = [f + sep + part for f in forms for sep in ("/**/", "/")]
+    return tuple(forms)
+
+
 def _matches(path: str, pattern: str) -> bool:
     """`fnmatch` (its translation never backtracks catastrophically) or `PurePath.match`
     (one segment at a time); `dir/**` also matches everything under `dir`."""
-    forms = _forms(pattern)
+    forms = tuple(z for form in _forms(pattern) for z in _zero_dirs(form))
     pure = PurePosixPath(path)
     if any(pure.match(form) or fnmatch(path, form) for form in forms):
         return True
