@@ -55,10 +55,10 @@ def test_superseded_never_fails(tmp_path: Path) -> None:
     assert "superseded" in result.out and result.code == 0
 
 
-def test_missing_path_beside_a_good_one_is_bad_input(tmp_path: Path) -> None:
+def test_missing_path_beside_a_good_one_is_a_usage_error(tmp_path: Path) -> None:
     write(tmp_path / "clean.md", "- billing: uses MySQL (2026-01-01) (source: ops)\n")
-    data = json.loads(run_cli("scan", "clean.md", "gone.md", "--json", cwd=tmp_path).out)
-    assert [(f["rule"], f["path"], f["line"]) for f in data["findings"]] == [("bad_input", "gone.md", 1)]
+    result = run_cli("scan", "clean.md", "memroy/", "--fail-on", "warning", cwd=tmp_path)
+    assert result.code == 2 and "no such file or directory: memroy/" in result.err  # a typo fails CI
 
 
 def test_version_and_help() -> None:

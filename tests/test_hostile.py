@@ -44,7 +44,7 @@ def test_directory_as_file_and_missing_path(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     assert run_cli("scan", "d", cwd=tmp_path).code == 2
     result = run_cli("scan", "nope.md", cwd=tmp_path)
-    assert result.code == 2 and "no readable input" in result.err
+    assert result.code == 2 and "no such file or directory: nope.md" in result.err
 
 
 def test_utf8_bom_and_utf16_are_read(tmp_path: Path) -> None:

@@ -80,6 +80,9 @@ def exit_code(report: Report, settings: Settings) -> int:
 def require_input(report: Report, paths: list[str]) -> None:
     if not paths:
         raise UsageError("no input: name at least one memory file or folder")
+    missing = [p for p in paths if p != "-" and not os.path.lexists(p)]
+    if missing:  # a typo must fail CI, not pass as an info finding
+        raise UsageError("no such file or directory: " + ", ".join(missing))
     if not report.paths:
         raise UsageError("no readable input files among: " + ", ".join(paths))
 
