@@ -135,3 +135,13 @@ def test_changed_paths_from_a_subfolder(repo: Path) -> None:
     assert result.code == 0  # old.md is outside the context named from sub/
     result = run_cli("scan", "..", "--changed-since", "HEAD", "--json", cwd=repo / "sub")
     assert paths_of(result.out) == [("../old.md", "contradicted_implicit")]
+
+
+def test_hook_hints_how_to_accept_and_counts_the_baselined(repo: Path) -> None:
+    write(repo / "new.md", NEW)
+    result = run_cli("hook", "new.md", cwd=repo)
+    assert result.code == 1 and "memory-autopsy baseline" in result.err and "ignore RULE" in result.err
+    assert "== 1 finding (" in result.out  # one finding, not "1 findings"
+    assert run_cli("baseline", cwd=repo).code == 0
+    accepted = run_cli("hook", "new.md", cwd=repo)
+    assert accepted.code == 0 and "no new findings" in accepted.out and "1 baselined" in accepted.out

@@ -62,7 +62,8 @@ def filter_report(
     baselined = sum(f.baseline == "unchanged" for f in findings)
     if not include_baselined:
         findings = tuple(f for f in findings if f.baseline != "unchanged")
-    shown = replace(report, findings=findings, fixed=tuple(e.as_dict() for e in fixed))
+    notes = report.notes + ((f"{baselined} baselined",) if baselined and not include_baselined else ())
+    shown = replace(report, findings=findings, fixed=tuple(e.as_dict() for e in fixed), notes=notes)
     return Filtered(shown, baselined)
 
 

@@ -107,7 +107,16 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     fmt = "json" if args.json else (args.format or "text")
     write_output(render(shown.report, fmt, settings), args.output, out)
-    return exit_code(shown.report, settings)
+    code = exit_code(shown.report, settings)
+    if code == 1 and fmt == "text":
+        err.write(ACCEPT_HINT)
+    return code
+
+
+ACCEPT_HINT = (
+    "accept what is intended: `memory-autopsy baseline` records today's findings (commit the file), "
+    "or put `<!-- memory-autopsy: ignore RULE -->` on the line above the fact\n"
+)
 
 
 def run_baseline(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -28,18 +28,25 @@ def location_text(path: str, line: int, obs: int = -1) -> str:
 _HEDGED = frozenset({"likely_conflict", "contradicted_implicit", "near_duplicate", "unresolved_alias"})
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def summary(report: Report) -> str:
     if not report.findings:
         extra = f", {report.suppressed} suppressed" if report.suppressed else ""
+        extra += "".join(f", {note}" for note in report.notes)
         if report.fixed:
             extra += f", {len(report.fixed)} baselined finding(s) gone"
-        return f"clean: {len(report.facts)} facts, 0 findings (engine={report.engine}){extra}"
+        kind = "no new findings" if report.notes else "0 findings"
+        return f"clean: {len(report.facts)} facts, {kind} (engine={report.engine}){extra}"
     counts = Counter(f.rule for f in report.findings)
     detail = ", ".join(f"{rule}={count}" for rule, count in sorted(counts.items()))
-    parts = [f"== {len(report.findings)} findings ({detail})", f"{len(report.facts)} facts",
+    parts = [f"== {plural(len(report.findings), 'finding')} ({detail})", f"{len(report.facts)} facts",
              f"engine={report.engine}"]
     if report.suppressed:
         parts.append(f"{report.suppressed} suppressed")
+    parts += list(report.notes)
     if report.fixed:
         parts.append(f"{len(report.fixed)} baselined finding(s) gone")
     return " | ".join(parts)
