@@ -607,19 +607,20 @@ def to_line(r: dict[str, Any]) -> str:
 
 
 class Generator:
-    def __init__(self, n: int, seed: int) -> None:
+    def __init__(self, n: int, seed: int, hot_share: float = HOT_SHARE) -> None:
         self.n = n
+        self.hot_share = hot_share
         self.rng = random.Random(seed)
-        n_entities = max(1, round(n * (1 - HOT_SHARE) / FACTS_PER_ENTITY))
+        n_entities = max(1, round(n * (1 - hot_share) / FACTS_PER_ENTITY))
         picked = _pick_entities(n_entities, self.rng)
         self.hot = Entity(HOT_ENTITY, "service")
         self.entities = [Entity(name, kind) for name, kind in picked]
         self.values = Values(self.rng, picked + [(HOT_ENTITY, "service")])
 
     def lines(self) -> Iterator[str]:
-        """Yield n JSON lines; exactly round(n * HOT_SHARE) of them on the hot entity."""
+        """Yield n JSON lines; exactly round(n * hot_share) of them on the hot entity."""
         rng = self.rng
-        hot_left = round(self.n * HOT_SHARE)
+        hot_left = round(self.n * self.hot_share)
         for i in range(self.n):
             if rng.random() * (self.n - i) < hot_left:
                 hot_left -= 1
@@ -752,17 +753,174 @@ def _near_copy(claim: str, rng: random.Random) -> str:
 
 def generate(n: int, path: str | Path, seed: int = 0) -> Path:
     """Write a canonical JSONL store of n facts to `path`; deterministic for a seed."""
+    return generate_shape("jsonl", n, path, seed)
+
+
+# --- the other input shapes -------------------------------------------------------------------
+#
+# Each shape is a writer of (n, seed) -> lines. The JSON document and the markdown shapes hold
+# the same facts as the JSONL store of the same n and seed (rendered from its records); the
+# other three are the degenerate stores that catch a quadratic pass: one graph node with n
+# observations, one slot with n values, one entity with n facts.
+
+def _records(n: int, seed: int, hot_share: float = HOT_SHARE) -> Iterator[dict[str, Any]]:
+    loads = json.loads
+    for line in Generator(n, seed, hot_share).lines():
+        yield loads(line)
+
+
+def _jsonl(n: int, seed: int) -> Iterator[str]:
+    return Generator(n, seed).lines()
+
+
+def _json_document(n: int, seed: int) -> Iterator[str]:
+    """memlint's input: a JSON list of `{id, content, created_at}`, in json.dump(indent=2) layout.
+
+    content is `entity: claim`; created_at is the observation date (left out when undated).
+    """
+    yield "["
+    first = True
+    for rec in _records(n, seed):
+        fields = [f'    "id": {_quote(rec["id"])}',
+                  f'    "content": {_quote(rec["entity"] + ": " + rec["claim"])}']
+        if rec["observed_at"]:
+            fields.append(f'    "created_at": "{_memlint_time(rec["observed_at"])}"')
+        yield ("  {\n" if first else "  },\n  {\n") + ",\n".join(fields)
+        first = False
+    yield "  }\n]" if not first else "]"
+
+
+def _memlint_time(stamp: str) -> str:
+    """ISO date-time without a zone: memlint compares naive datetimes."""
+    return stamp.rstrip("Z") if "T" in stamp else f"{stamp}T00:00:00"
+
+
+def _by_day(n: int, seed: int, render: Callable[[dict[str, Any]], str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The records rendered, undated ones apart and the rest grouped by observation day."""
+    undated: list[str] = []
+    days: dict[str, list[str]] = {}
+    for rec in _records(n, seed):
+        stamp = rec["observed_at"]
+        if stamp:
+            days.setdefault(stamp[:10], []).append(render(rec))
+        else:
+            undated.append(render(rec))
+    return undated, days
+
+
+def _bullet(rec: dict[str, Any]) -> str:
+    """`- entity: slot = "value"; valid_from=…` (an explicit record) or `- entity: claim`."""
+    if rec["slot"]:
+        text = f'{rec["entity"]}: {rec["slot"]} = "{rec["value"]}"'
+        if rec["valid_from"]:
+            text += f'; valid_from={rec["valid_from"]}'
+        if rec["valid_to"]:
+            text += f'; valid_to={rec["valid_to"]}'
+    else:
+        text = f'{rec["entity"]}: {rec["claim"]}'
+    if rec["source"]:
+        klass = rec["source_class"]
+        text += f' (source: {rec["source"]}, class: {klass})' if klass in ("primary", "secondary") \
+            else f' (source: {rec["source"]})'
+    return "- " + text
+
+
+def _markdown(n: int, seed: int) -> Iterator[str]:
+    """The JSONL store's facts as a markdown memory file: `## YYYY-MM-DD` headings in date
+    order, one `- entity: claim` bullet per fact (the time of day of a full datetime is
+    dropped), undated facts first under the file's title."""
+    undated, days = _by_day(n, seed, _bullet)
+    yield "# Agent memory\n"
+    yield from undated
+    for day in sorted(days):
+        yield f"\n## {day}\n"
+        yield from days[day]
+
+
+def _table_row(rec: dict[str, Any]) -> str:
+    claim = f'{rec["slot"]} = "{rec["value"]}"' if rec["slot"] else rec["claim"]
+    return f'| {rec["entity"]} | {claim.replace("|", "/")} |'
+
+
+def _markdown_tables(n: int, seed: int) -> Iterator[str]:
+    """The same facts as rows of `| entity | fact |` tables, one table per dated heading."""
+    undated, days = _by_day(n, seed, _table_row)
+    yield "# Agent memory\n"
+    for title, rows in [("Undated", undated)] + [(day, days[day]) for day in sorted(days)]:
+        if rows:
+            yield f"\n## {title}\n\n| entity | fact |\n|---|---|"
+            yield from rows
+
+
+def _graph(n: int, seed: int) -> Iterator[str]:
+    """MCP memory-server JSONL: one node (`platform-core`) with n observations on one line,
+    plus n/100 small nodes of 5 observations and one relation each."""
+    dumps = json.dumps
+    observations = [_observation(rec) for rec in _records(n, seed, hot_share=1.0)]
+    yield dumps({"type": "entity", "name": HOT_ENTITY, "entityType": "service",
+                 "observations": observations}, ensure_ascii=False)
+    del observations
+    small = max(1, n // 100)
+    records = _records(5 * small, seed + 1)
+    for i in range(small):
+        recs = [next(records) for _ in range(5)]
+        name = f"{recs[0]['entity']} {i}"
+        yield dumps({"type": "entity", "name": name, "entityType": "thing",
+                     "observations": [_observation(r) for r in recs]}, ensure_ascii=False)
+        yield dumps({"type": "relation", "from": name, "to": HOT_ENTITY, "relationType": "depends_on"})
+
+
+def _observation(rec: dict[str, Any]) -> str:
+    text = f'{rec["slot"]} is {rec["value"]}' if rec["slot"] else rec["claim"]
+    return f'{text} ({rec["observed_at"][:10]})' if rec["observed_at"] else text
+
+
+def _one_slot(n: int, seed: int) -> Iterator[str]:
+    """Canonical JSONL: `platform-core`'s slot `release` takes n distinct values over time."""
+    rng = random.Random(seed)
+    for i in range(n):
+        value = f"{i // 10_000}.{(i // 100) % 100}.{i % 100}"
+        centre = (i * (len(DAYS) - 1)) // max(n - 1, 1)
+        day = _JITTERED_DAYS[centre + int(rng.random() * (2 * JITTER_DAYS + 1))]
+        source, klass = (pick(rng, SOURCES_PRIMARY), "primary") if rng.random() < 0.7 else (None, "unclassified")
+        rec = {"id": "", "entity": HOT_ENTITY, "slot": "release", "value": value,
+               "claim": f'release = "{value}"', "observed_at": day, "valid_from": None,
+               "valid_to": None, "source": source, "source_class": klass,
+               "fidelity": "FULL", "status_verb": None}
+        rec["id"] = record_id(rec)
+        yield to_line(rec)
+
+
+def _one_entity(n: int, seed: int) -> Iterator[str]:
+    """Canonical JSONL: every one of the n facts is on `platform-core` (the hot entity's mix)."""
+    return Generator(n, seed, hot_share=1.0).lines()
+
+
+# shape -> (writer, file suffix, what n counts)
+SHAPES: dict[str, tuple[Callable[[int, int], Iterator[str]], str, str]] = {
+    "jsonl": (_jsonl, ".jsonl", "facts"),
+    "json": (_json_document, ".json", "facts"),
+    "md": (_markdown, ".md", "facts"),
+    "table": (_markdown_tables, ".md", "facts"),
+    "graph": (_graph, ".jsonl", "observations on one node"),
+    "slot": (_one_slot, ".jsonl", "values of one slot"),
+    "entity": (_one_entity, ".jsonl", "facts on one entity"),
+}
+
+
+def generate_shape(shape: str, n: int, path: str | Path, seed: int = 0) -> Path:
+    """Write the store of a shape (see SHAPES) with n facts to `path`; deterministic for a seed."""
     if n < 0:
         raise ValueError("n must be >= 0")
+    writer = SHAPES[shape][0]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    gen = Generator(n, seed)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no cycles are made; collections only slow the long-lived state down
     try:
         with path.open("w", encoding="utf-8", newline="\n") as out:
             batch: list[str] = []
-            for line in gen.lines():
+            for line in writer(n, seed) if n else ():
                 batch.append(line)
                 if len(batch) >= 10_000:
                     out.write("\n".join(batch) + "\n")
@@ -783,17 +941,21 @@ def parse_size(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate a canonical JSONL memory store.")
+    parser = argparse.ArgumentParser(description="Generate a deterministic memory store.")
     parser.add_argument("n", type=parse_size, help="number of facts (10000, 100k, 1m)")
-    parser.add_argument("path", type=Path, help="output .jsonl file")
+    parser.add_argument("path", type=Path, help="output file")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="jsonl",
+                        help="jsonl (default), json (memlint's list), md (bullets), table (markdown "
+                        "tables), graph (one MCP node with n observations), slot (one slot with n "
+                        "values), entity (one entity with n facts)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    generate(args.n, args.path, seed=args.seed)
+    generate_shape(args.shape, args.n, args.path, seed=args.seed)
     elapsed = time.perf_counter() - start
     size_mib = args.path.stat().st_size / 2**20
-    print(f"wrote {args.n} facts to {args.path} ({size_mib:.1f} MiB) in {elapsed:.1f}s",
-          file=sys.stderr)
+    print(f"wrote {args.n} {SHAPES[args.shape][2]} ({args.shape}) to {args.path} "
+          f"({size_mib:.1f} MiB) in {elapsed:.1f}s", file=sys.stderr)
     return 0
 
 

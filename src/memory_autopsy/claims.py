@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
@@ -16,8 +17,13 @@ from memory_autopsy.vocabulary import (
 
 _NEGATION = re.compile("|".join(re.escape(n) for n in NEGATIONS))
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
-_QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)$")
+# DOTALL: without it a newline later in the claim fails `.+$` once per "for" / "as" before it.
+_QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)", re.S)
 _VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
+_DIGITS = re.compile(r"\d+")
+# A claim states its frame in its first few verbs; each one tried costs a pass over the rest of
+# the claim, so `uses , ` repeated thousands of times must not be tried thousands of times.
+MAX_FRAMES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +91,7 @@ def version_key(value: str, vocabulary: Vocabulary) -> tuple[int, ...]:
     shape = value_shape(value, vocabulary)
     if not shape.versions:
         return ()
-    return tuple(int(p) for p in re.findall(r"\d+", shape.versions[0]))
+    return tuple(int(p) for p in _DIGITS.findall(shape.versions[0]))
 
 
 def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
@@ -185,7 +191,7 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
     if _NEGATION.search(text) or find_transition(body, vocabulary):
         return None
     pattern = _anchor_pattern(vocabulary)
-    for match in pattern.finditer(text):
+    for match in islice(pattern.finditer(text), MAX_FRAMES):
         phrase = match.group(0)
         slot = vocabulary.anchors[phrase]
         rest = text[match.end() :].strip()

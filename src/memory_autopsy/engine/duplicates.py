@@ -14,6 +14,10 @@ from memory_autopsy.normalize import STOPWORDS, stem, trigrams
 THRESHOLD = 0.91
 # Claims kept per blocking key: a hot entity of templated claims stays linear.
 BUCKET_LIMIT = 8
+_MOD = (1 << 61) - 1  # blocking keys are hashes modulo a Mersenne prime
+_BASE = 1_000_003
+
+Key = tuple[int, int]  # (word count, hash of the words)
 
 
 def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
@@ -65,13 +69,13 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     """Block by word-deletion keys (claims one word apart), then let trigram cosine decide."""
-    buckets: dict[str, list[int]] = {}
+    buckets: dict[Key, list[int]] = {}
     grams: dict[int, frozenset[str]] = {}
     for i, fact in enumerate(facts):
         words = ctx.norm_body(fact).split()
         if len(words) < 2:
             continue
-        keys = [" ".join(words)] + [" ".join(words[:k] + words[k + 1 :]) for k in range(len(words))]
+        keys = deletion_keys(words)
         match = _best_match(ctx, facts, grams, buckets, i, keys)
         if match is not None:
             j, score = match
@@ -96,12 +100,12 @@ _AUXILIARY = frozenset("was were is are be been being has have had will would".s
 def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     """"Updates X to support Y" restated as "X was updated to support Y": the same content words
     (stemmed) in another order and voice. Blocked by one-word deletions of the sorted word set."""
-    seen: dict[frozenset[str], list[tuple[Fact, frozenset[str]]]] = {}
+    seen: dict[Key, list[tuple[Fact, frozenset[str]]]] = {}
     for fact in facts:
         words = content_words(ctx.norm_body(fact))
         if len(words) < MIN_RESTATED_WORDS:
             continue
-        keys = [words] + [words - {w} for w in words]
+        keys = set_deletion_keys(words)
         match = _restated(ctx, fact, words, keys, seen)
         if match is not None:
             other, score = match
@@ -118,8 +122,8 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
 
 
 def _restated(
-    ctx: Context, fact: Fact, words: frozenset[str], keys: Sequence[frozenset[str]],
-    seen: dict[frozenset[str], list[tuple[Fact, frozenset[str]]]],
+    ctx: Context, fact: Fact, words: frozenset[str], keys: Sequence[Key],
+    seen: dict[Key, list[tuple[Fact, frozenset[str]]]],
 ) -> tuple[Fact, float] | None:
     for key in keys:
         for other, other_words in seen.get(key, ()):
@@ -128,6 +132,30 @@ def _restated(
                     and not _repeated_event(fact, other):
                 return other, score
     return None
+
+
+def deletion_keys(words: Sequence[str]) -> list[Key]:
+    """The words and each one-word deletion of them, in order, as polynomial hashes: linear in
+    the claim, where the joined strings were len(words) strings of len(words) words (a 64 KB
+    claim took gigabytes). A collision only adds a candidate the trigram score must accept."""
+    codes = [hash(w) % _MOD for w in words]
+    n = len(codes)
+    prefix = [0] * (n + 1)
+    for k, code in enumerate(codes):
+        prefix[k + 1] = (prefix[k] * _BASE + code) % _MOD
+    deletions: list[Key] = []
+    suffix, power = 0, 1  # the hash of codes[k + 1 :] and _BASE ** its length
+    for k in range(n - 1, -1, -1):
+        deletions.append((n - 1, (prefix[k] * power + suffix) % _MOD))
+        suffix, power = (codes[k] * power + suffix) % _MOD, power * _BASE % _MOD
+    return [(n, prefix[n])] + deletions[::-1]
+
+
+def set_deletion_keys(words: frozenset[str]) -> list[Key]:
+    """The set and each set less one word, as sums of word hashes (order-free), in set order."""
+    codes = [hash(w) % _MOD for w in words]
+    total = sum(codes) % _MOD
+    return [(len(codes), total)] + [(len(codes) - 1, (total - code) % _MOD) for code in codes]
 
 
 @lru_cache(maxsize=65536)
@@ -144,7 +172,7 @@ def _grams(ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]]
 
 def _best_match(
     ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]],
-    buckets: dict[str, list[int]], i: int, keys: Sequence[str],
+    buckets: dict[Key, list[int]], i: int, keys: Sequence[Key],
 ) -> tuple[int, float] | None:
     seen: set[int] = set()
     for key in keys:

@@ -10,8 +10,9 @@ two statements of one dated entry tell a story ("from 1800 to 2129 tests") and a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -22,8 +23,9 @@ _COUNTED = (
     r"vulnerabilit(?:y|ies)|packages?|dependencies|modules?|pages?|routes?|commands?|rules?|"
     r"tables?|models?|tools?|screens?|migrations?|services?|workflows?|lines?"
 )
+# Thousands groups are bounded: `111,` repeated would otherwise be rescanned from every comma.
 _COUNT = re.compile(
-    rf"(?:\b(?P<adj>[a-z][a-z-]{{1,20}})\s+)?(?<![\d.])(?P<n>\d{{1,3}}(?:,\d{{3}})+|\d{{1,7}})\+?\s+"
+    rf"(?:\b(?P<adj>[a-z][a-z-]{{1,20}})\s+)?(?<![\d.])(?P<n>\d{{1,3}}(?:,\d{{3}}){{1,4}}|\d{{1,7}})\+?\s+"
     rf"(?:(?P<adj2>[a-z][a-z-]{{1,20}})\s+)?(?P<noun>{_COUNTED})\b(?:\s+(?P<state>[a-z]+))?",
     re.I,
 )
@@ -52,7 +54,7 @@ def find(ctx: Context) -> Iterator[Finding]:
             continue
         if fact.entry and fact.entry == newest.entry:
             continue
-        newer = dict(quantities(newest.claim))[key]
+        newer = _stated(newest.claim)[key]
         if newer != number:
             flagged.add(fact.order)
             yield _finding(fact, newest, key, number, newer)
@@ -74,6 +76,12 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
         share = int(match["n"])
         found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
     return tuple(found.items())
+
+
+@lru_cache(maxsize=1024)
+def _stated(claim: str) -> Mapping[tuple[str, ...], int]:
+    """quantities() as a mapping, built once per claim (not once per statement compared with it)."""
+    return MappingProxyType(dict(quantities(claim)))
 
 
 def _finding(older: Fact, newer: Fact, key: tuple[str, ...], was: int, now: int) -> Finding:

@@ -2,7 +2,9 @@
 
 Ordered pairs are judged against the newest observation; unordered pairs (equal dates or an
 undated side) are confirmed only by two explicit records, and hedged when prose is involved.
-Each group is walked once: no pairwise loop over an entity's facts.
+Each group is walked once: no pairwise loop over an entity's facts. An older fact is judged
+against the distinct values of the newest date, so a newest date holding more than
+`MAX_NEWEST_VALUES` of them has no value to judge against: only the unordered pass reports it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import normalize_claim
 
 ANCHOR_CUE = 0.6
+# More distinct values than this at the newest date: no newest value (every older fact would
+# be compared with every one of them, quadratic in the slot).
+MAX_NEWEST_VALUES = 64
 
 
 def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
@@ -50,9 +55,8 @@ def _group(ctx: Context, slot: str, facts: list[Fact]) -> Iterator[Finding]:
     top = max((_day(f) for f in dated), default="")
     survivors = [f for f in dated if _day(f) == top]
     distinct = list({normalize_claim(f.value): f for f in reversed(survivors)}.values())[::-1]
-    for fact in dated:
-        if _day(fact) == top:
-            continue
+    older = [f for f in dated if _day(f) != top] if len(distinct) <= MAX_NEWEST_VALUES else []
+    for fact in older:
         verdicts = [(s, compare_values(fact.value, s.value, ctx.vocabulary)) for s in distinct]
         if any(v in ("same", "refine") for _, v in verdicts):
             continue

@@ -49,15 +49,18 @@ class _Index:
         self.lexicon = lexicon
         self.done = done
         self.words = [task_words(f.claim, lexicon) for f in done]
-        self.exact: dict[str, list[int]] = {}
+        # Per claim, only its two newest copies: the newest other than the task itself is one of
+        # them, and a claim done thousands of times is not rescanned for every pending copy.
+        self.exact: dict[str, list[Fact]] = {}
         self.by_word: dict[str, list[int]] = {}
         for i, fact in enumerate(done):
-            self.exact.setdefault(normalize_claim(fact.claim), []).append(i)
+            newest = self.exact.setdefault(normalize_claim(fact.claim), [])
+            newest[:] = sorted([*newest, fact], key=_age, reverse=True)[:2]
             for word in self.words[i]:
                 self.by_word.setdefault(word, []).append(i)
 
     def best(self, task: Fact) -> Fact | None:
-        same = [self.done[i] for i in self.exact.get(normalize_claim(task.claim), ()) if self.done[i] is not task]
+        same = [f for f in self.exact.get(normalize_claim(task.claim), ()) if f is not task]
         if same:
             return _newest(same)
         words = task_words(task.claim, self.lexicon)
@@ -79,7 +82,12 @@ class _Index:
 
 
 def _newest(facts: list[Fact]) -> Fact:
-    return max(facts, key=lambda f: (f.observed_at or "", -f.order))
+    return max(facts, key=_age)
+
+
+def _age(fact: Fact) -> tuple[str, int]:
+    """Newest last; of equal dates, the one written first."""
+    return (fact.observed_at or "", -fact.order)
 
 
 @lru_cache(maxsize=65536)

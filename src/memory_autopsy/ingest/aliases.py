@@ -12,6 +12,9 @@ from memory_autopsy.normalize import edit_distance, entity_form
 MAX_EDITS = 2
 MIN_SIMILARITY = 0.6
 MIN_LENGTH = 4
+# A form longer than this is a sentence, not a name one typo away from another; its deletion
+# keys would be len(form) strings of len(form) characters (64 KB name: gigabytes).
+MAX_LENGTH = 64
 
 AliasPair = tuple[str, str, str, str, int]  # name, form, name, form, edit distance
 
@@ -76,7 +79,7 @@ def look_alikes(written: Sequence[str], groups: _Groups) -> list[AliasPair]:
         first_name.setdefault(groups.find(entity_form(name)), name)
     buckets: dict[str, list[str]] = {}
     for root in first_name:
-        if len(root) >= MIN_LENGTH:
+        if MIN_LENGTH <= len(root) <= MAX_LENGTH:
             for key in _deletion_keys(root):
                 buckets.setdefault(key, []).append(root)
     seen: set[tuple[str, str]] = set()

@@ -7,21 +7,33 @@ from dataclasses import dataclass
 
 from memory_autopsy.dates import DATE_PATTERN, parse_date
 
+# Every pattern here runs on memory content, so each is linear in the line: no two unbounded
+# quantifiers over the same characters sit side by side (a run of spaces between them is tried
+# at every split point), names are bounded, and whitespace the code strips anyway is left to
+# the bounded name instead of a second `\s*`.
 _ENTITY = r"(?P<entity>[^:=\"()\n<>`{}]{1,80}?)"  # never code: `<button wire:click="x">`
-_AKA = r"(?:\s*\((?:aka|a\.k\.a\.|alias(?:es)?)\s*:?\s*(?P<aka>[^)]*)\))?"
+_AKA = r"(?:\((?:aka|a\.k\.a\.|alias(?:es)?)(?:\s*:)?(?P<aka>[^)]*)\)\s*)?"
 _SLOT = r"(?P<slot>[A-Za-z_][\w.\-]*(?:\s[\w.\-]+){0,2}?)"
 _VALUE = r"\"(?P<value>[^\"]*)\""
-EXPLICIT = re.compile(rf"^{_ENTITY}{_AKA}\s*:\s*{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
+EXPLICIT = re.compile(rf"^{_ENTITY}{_AKA}:\s*{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
 BARE_SLOT = re.compile(rf"^{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
+# The name and class stop at the first `,` / `)` and are stripped by the reader. Both are bounded,
+# and a name never runs into the next `(source:`, so `(source: ` repeated is not rescanned to the
+# end of the line from every `(`.
 _SOURCE = re.compile(
-    r"\(\s*source\s*:\s*(?P<name>[^,)]*?)\s*(?:,\s*class\s*:\s*(?P<cls>[^)]*?)\s*)?\)", re.I
+    r"\(\s*source\s*:(?P<name>(?:[^,()]|\((?!\s*source\s*:)){0,200})"
+    r"(?:,\s*class\s*:(?P<cls>[^)]{0,200}))?\)",
+    re.I,
 )
-_PAIR = re.compile(r";\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<val>[^;]*?)\s*(?=;|--|\(source|$)", re.I)
+# A value runs to the next `;`, `--` or `(source`, one character at a time: never backtracks.
+_PAIR = re.compile(
+    r";\s*(?P<key>[A-Za-z_]{1,40})\s*=(?P<val>(?:[^;\-(]|-(?!-)|\((?!source))*)(?=;|--|\(source|$)", re.I
+)
 _OBS_DASH = re.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*", re.I)
 _OBS_PAREN = re.compile(
-    rf"\(\s*(?:observed|seen|as of|updated|verified|on)?\s*:?\s*(?P<date>{DATE_PATTERN})\s*\)", re.I
+    rf"\(\s*(?:(?:observed|seen|as of|updated|verified|on)\s*)?(?::\s*)?(?P<date>{DATE_PATTERN})\s*\)", re.I
 )
-_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*\]?\s*(?:[-:–—]\s*)?", re.I)
+_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*(?:\]\s*)?(?:[-:–—]\s*)?", re.I)
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 

@@ -1,6 +1,7 @@
 """Markdown structure, shared by every markdown dialect: headings, thematic breaks, list items
 with their continuation lines, table rows and paragraph sentences, with code fences and HTML
-comments left out. Every pattern here is anchored and linear in the line's length."""
+comments left out. Every pattern here is anchored (`^`: a search never retries it at each
+position of a long line) and linear in the line's length."""
 
 from __future__ import annotations
 
@@ -9,17 +10,20 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
-_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
-_ITEM = re.compile(r"([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
+_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*")
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
 _CHECK = re.compile(r"\[([ xXpP~/-])\][ \t]*")
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# Separators own the blanks after them, so no two `[ \t]*` meet around an optional pipe.
+_TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
 # A line that stands alone even inside a paragraph: a record (`x: slot = "v"`) or a stamped entry.
-_OWN_LINE = re.compile(r"[^:=\"\n]{1,80}:[ \t]*[A-Za-z_][\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]]")
+_OWN_LINE = re.compile(r"^(?:[^:=\"\n]{1,80}:[ \t]*[A-Za-z_][\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]])")
 _SUPPRESS = re.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
+_RULE_SEPARATOR = re.compile(r"[,\s]+")
+_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 
 
 @dataclass(slots=True)
@@ -70,7 +74,7 @@ def _rules(comment: str) -> list[str]:
     match = _SUPPRESS.search(comment)
     if match is None:
         return []
-    names = [r.strip() for r in re.split(r"[,\s]+", match["rules"]) if r.strip()]
+    names = [r.strip() for r in _RULE_SEPARATOR.split(match["rules"]) if r.strip()]
     return names or ["*"]
 
 
@@ -204,7 +208,7 @@ def _cells(row: str) -> tuple[str, ...]:
     inner = row.strip()
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return tuple(cell.strip() for cell in re.split(r"(?<!\\)\|", inner))
+    return tuple(cell.strip() for cell in _CELL_SEPARATOR.split(inner))
 
 
 def _sentences(para: list[tuple[int, str]], rules: tuple[str, ...]) -> Iterator[Block]:

@@ -12,11 +12,19 @@ from memory_autopsy.lexicon import Lexicon
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
 _PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
-_LABEL = re.compile(r"\**([^:*：]{1,40}?)\**\s*[:：]\s*\**\s*(.*)$")
+# The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
+# rescan a run of spaces once per label length.
+_LABEL = re.compile(r"^\**([^:*：]{1,40}?)(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
 _HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
-_STAMP = re.compile(r"\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
+# Tried only where a run of blanks starts (the leftmost match is the same); its optional tail
+# cannot fail, so it never backtracks.
+_STAMP = re.compile(r"(?<!\s)\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
 _PRIORITY = re.compile(r"^\[(?:p\d|high|medium|low)\]\s*", re.I)
+_MARKS = re.compile(r"[*_`]")
+# Tried only where a run of blanks starts, as _STAMP.
+_TRAILING_PAREN = re.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
+_BLANKS = re.compile(r"\s+")
 
 
 def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
@@ -147,9 +155,9 @@ def heading_parts(title: str, lexicon: Lexicon) -> tuple[str, str | None, str, b
 
 @lru_cache(maxsize=4096)
 def _kind_key(name: str) -> str:
-    text = re.sub(r"[*_`]", "", name).strip(" :.").casefold()
-    text = re.sub(r"\s*[(（][^()（）]*[)）]$", "", text)  # "Implementation Details (Plan)"
-    return re.sub(r"\s+", " ", text.replace("&", "and"))
+    text = _MARKS.sub("", name).strip(" :.").casefold()
+    text = _TRAILING_PAREN.sub("", text)  # "Implementation Details (Plan)"
+    return _BLANKS.sub(" ", text.replace("&", "and"))
 
 
 def section_kind(name: str, lexicon: Lexicon) -> str | None:

@@ -1,0 +1,86 @@
+"""Smoke tests of the benchmark scripts on tiny sizes: they run, their output has the expected
+shape, the generators are deterministic. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402
+
+
+@pytest.mark.parametrize("shape", sorted(generate.SHAPES))
+def test_every_shape_is_deterministic(shape: str, tmp_path: Path) -> None:
+    a = generate.generate_shape(shape, 120, tmp_path / f"a{generate.SHAPES[shape][1]}", seed=3)
+    b = generate.generate_shape(shape, 120, tmp_path / f"b{generate.SHAPES[shape][1]}", seed=3)
+    assert a.read_bytes() == b.read_bytes()
+    assert a.stat().st_size > 0
+
+
+def test_json_document_is_memlints_shape(tmp_path: Path) -> None:
+    path = generate.generate_shape("json", 200, tmp_path / "facts.json")
+    items = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(items, list) and len(items) == 200
+    for item in items:
+        assert set(item) <= {"id", "content", "created_at"} and {"id", "content"} <= set(item)
+
+
+def test_markdown_holds_the_jsonl_facts(tmp_path: Path) -> None:
+    text = generate.generate_shape("md", 200, tmp_path / "memory.md").read_text(encoding="utf-8")
+    assert sum(line.startswith("- ") for line in text.splitlines()) == 200
+    assert "\n## 2025-" in text
+    rows = generate.generate_shape("table", 200, tmp_path / "tables.md").read_text(encoding="utf-8")
+    assert sum(line.startswith("| ") and not line.startswith("| entity |")
+               for line in rows.splitlines()) == 200
+
+
+def test_degenerate_shapes(tmp_path: Path) -> None:
+    graph = generate.generate_shape("graph", 300, tmp_path / "graph.jsonl").read_text(encoding="utf-8")
+    first = json.loads(graph.splitlines()[0])
+    assert first["name"] == generate.HOT_ENTITY and len(first["observations"]) == 300
+    slot = [json.loads(x) for x in generate.generate_shape("slot", 300, tmp_path / "s.jsonl").read_text().splitlines()]
+    assert {(r["entity"], r["slot"]) for r in slot} == {(generate.HOT_ENTITY, "release")}
+    assert len({r["value"] for r in slot}) == 300
+    one = [json.loads(x) for x in generate.generate_shape("entity", 300, tmp_path / "e.jsonl").read_text().splitlines()]
+    assert {r["entity"] for r in one} == {generate.HOT_ENTITY}
+
+
+def _run(script: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, str(BENCH / script), *args, "--json"], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_run_bench_tiny(tmp_path: Path) -> None:
+    doc = _run("run_bench.py", "--sizes", "150", "--repeat", "1", "--hook-facts", "200",
+               "--no-startup", "--no-peer-install", "--cache-dir", str(tmp_path))
+    assert doc["scan_problem"] is None
+    shapes = {(s["shape"], s["facts"]): s for s in doc["shapes"]}
+    assert set(shapes) == {("jsonl", 150), ("json", 150), ("md", 150)}
+    for s in shapes.values():
+        assert s["error"] is None and s["scan_facts"] and s["cold_s"] and s["warm_s"]
+    # the peer is not in the fresh cache folder and may not be installed: n/a, never a failure
+    assert doc["peer"]["script"] is None and "not installed" in doc["peer"]["note"]
+    assert shapes[("json", 150)]["peer_note"].startswith("n/a (peer not installable")
+    assert [h["layout"] for h in doc["hook"]] == ["one file", "100 files"]
+    assert all(h["ratio"] is not None for h in doc["hook"])
+    statuses = {t["name"]: t["status"] for t in doc["targets"]}
+    assert all(status in ("met", "NOT met", "n/a") for status in statuses.values())
+    assert statuses["100k JSONL scan within 6x the json.loads floor"] == "n/a"
+
+
+def test_doubling_tiny(tmp_path: Path) -> None:
+    doc = _run("doubling.py", "--shapes", "graph,slot", "--scale", "0.005", "--repeat", "1",
+               "--cache-dir", str(tmp_path))
+    assert [r["shape"] for r in doc["results"]] == ["graph", "slot"]
+    for r in doc["results"]:
+        assert r["error"] is None and r["ratio"] is not None and r["status"] in ("met", "NOT met")
