@@ -343,18 +343,23 @@ def test_admit_of_a_112_kb_claim_ends_fast(tmp_path: Path) -> None:
     assert verdict.status in ("accepted", "requires_review", "rejected")
 
 
-def test_a_64_kb_entity_name_needs_little_memory(tmp_path: Path) -> None:
-    """Look-alike keys were len(name) strings of len(name): 4.2 GB for 64 KB (a MemoryError
-    under a memory limit). Names longer than a name are not compared for look-alikes."""
-    name, build = FAMILIES["long entity name"]
+def _scan_peak(tmp_path: Path, family: str, size: int) -> tuple[Any, int]:
+    """Scan one adversarial file of a family; the run's result and its peak traced memory."""
+    name, build = FAMILIES[family]
     path = tmp_path / name
-    path.write_text(build(64 * 1024), encoding="utf-8")
+    path.write_text(build(size), encoding="utf-8")
     tracemalloc.start()
     try:
         done = run_cli("scan", "--isolated", str(path))
-        peak = tracemalloc.get_traced_memory()[1]
+        return done, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def test_a_64_kb_entity_name_needs_little_memory(tmp_path: Path) -> None:
+    """Look-alike keys were len(name) strings of len(name): 4.2 GB for 64 KB (a MemoryError
+    under a memory limit). Names longer than a name are not compared for look-alikes."""
+    done, peak = _scan_peak(tmp_path, "long entity name", 64 * 1024)
     assert done.code in (0, 1), done.err
     assert peak < 64 * 2**20, f"peak {peak / 2**20:.0f} MiB"
 
@@ -362,15 +367,7 @@ def test_a_64_kb_entity_name_needs_little_memory(tmp_path: Path) -> None:
 def test_a_long_claim_needs_little_memory(tmp_path: Path) -> None:
     """Near-duplicate blocking keys were every one-word deletion of the claim, joined: now they
     are hashes, and the two claims one word apart are still near-duplicates."""
-    name, build = FAMILIES["long claim twice"]
-    path = tmp_path / name
-    path.write_text(build(32 * 1024), encoding="utf-8")  # 5,400 words: about 1 GB before
-    tracemalloc.start()
-    try:
-        done = run_cli("scan", "--isolated", str(path))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    done, peak = _scan_peak(tmp_path, "long claim twice", 32 * 1024)  # 5,400 words: about 1 GB before
     assert done.code == 1, done.err
     assert peak < 64 * 2**20, f"peak {peak / 2**20:.0f} MiB"
     assert "near_duplicate" in done.out
