@@ -109,6 +109,10 @@ def build_settings(checked: dict[str, Any], base: Path) -> Settings:
                 words.get("section-kinds"), words.get("status-words"))
     if "embed" in checked:
         changes["embed"] = _embed(checked["embed"], base)
+    if "reachability" in checked:
+        from memory_autopsy.lexicon.budgets import default_budgets, overridden
+
+        changes["budgets"] = overridden(default_budgets(), checked["reachability"])
     return replace(settings, **changes)
 
 

@@ -204,6 +204,51 @@ def section_kinds(value: Any) -> dict[str, str]:
     return kinds
 
 
+def reachability(value: Any) -> dict[str, dict[str, Any] | None]:
+    """`[reachability.<system>]` tables over lexicon/budgets.json: its systems, its keys, the type
+    of its values; "off" removes a key (None), a system set to "off" loses them all."""
+    from memory_autopsy.lexicon.budgets import OFF, default_budgets, key_types
+
+    if not isinstance(value, dict):
+        raise BadValue(f"expected a table per memory system ([reachability.claude-code]), {_got(value)}")
+    systems, types = default_budgets(), key_types()
+    checked: dict[str, dict[str, Any] | None] = {}
+    for name, keys in value.items():
+        if name not in systems:
+            raise BadValue(f"unknown memory system; expected one of {', '.join(systems)} "
+                           "(the systems of lexicon/budgets.json)", name)
+        if keys == OFF:
+            checked[name] = None
+            continue
+        if not isinstance(keys, dict):
+            raise BadValue(f'expected a table of budget keys or "off", {_got(keys)}', name)
+        override = {key: _budget_value(types, key, setting, name) for key, setting in keys.items()}
+        _needs_index(systems[name], override, name)
+        checked[name] = override
+    return checked
+
+
+def _budget_value(types: Mapping[str, type], key: str, value: Any, system: str) -> Any:
+    if key not in types:
+        raise BadValue(f"unknown key; expected one of {', '.join(types)}", f"{system}.{key}")
+    if value == "off":
+        return None
+    check: Check = whole(1) if types[key] is int else text_list if types[key] is list else text
+    try:
+        return check(value)
+    except BadValue as error:
+        raise BadValue(f'{error.problem} (or "off")', f"{system}.{key}") from None
+
+
+def _needs_index(default: Mapping[str, Any], override: Mapping[str, Any], system: str) -> None:
+    """A line or byte budget limits the index: without one it would silently do nothing."""
+    merged = {**default, **override}
+    for key in ("max-lines", "max-bytes"):
+        if merged.get(key) is not None and not merged.get("index"):
+            raise BadValue(f'{key} limits an index file and {system} has none (set index, or {key} = "off")',
+                           f"{system}.{key}")
+
+
 VOCABULARY: dict[str, Check] = {
     "transitions": text_list, "anchors": text_map, "synonyms": text_map,
     "status-words": status_words, "section-kinds": section_kinds,
@@ -240,6 +285,7 @@ TOP: dict[str, Check] = {
     "staleness": section(STALENESS),
     "embed": section(EMBED),
     "weights": weights,
+    "reachability": reachability,
 }
 SECTIONS = {"vocabulary": VOCABULARY, "staleness": STALENESS, "embed": EMBED}
 

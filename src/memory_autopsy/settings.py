@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.lexicon.budgets import Budgets
 from memory_autopsy.model import Severity
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -33,6 +34,7 @@ class Settings:
     as_of: str | None = None
     vocabulary: Vocabulary = DEFAULT_VOCABULARY
     lexicon: Lexicon | None = None  # None: the built-in words (lexicon/*.json)
+    budgets: Budgets | None = None  # load budgets per memory system; None: lexicon/budgets.json
     parse_cache: str | None = None  # a folder for per-file parse results; None: no cache
     # The files whose findings will be shown (the hook's changed files): the per-entity layers
     # then skip entities those files never mention. None: everything.

@@ -9,7 +9,12 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from memory_autopsy.commands import LintOptions, Subparsers
+    from memory_autopsy.engine.reachability import Reach
+    from memory_autopsy.ingest.reach import MemoryFile
+    from memory_autopsy.model import Fact
 
 
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
@@ -18,19 +23,24 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                             "against the load budget of an always-loaded index, and the facts past it.")
     budget.add_argument("paths", nargs="+", metavar="PATH", help="memory files or folders")
     budget.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    budget.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up); "
+                        "its [reachability] tables override the budgets")
+    budget.add_argument("--isolated", action="store_true", help="ignore any rule file")
     budget.set_defaults(handler=run_budget)
 
 
 def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import load_store
-    from memory_autopsy.engine.reachability import analyse, budgets
+    from memory_autopsy.config import settings_for
+    from memory_autopsy.engine.reachability import analyse
     from memory_autopsy.errors import UsageError
 
-    store = load_store(args.paths)
+    settings = settings_for(args.config, isolated=args.isolated)
+    store = load_store(args.paths, settings)
     if not store.files:
         raise UsageError("no markdown memory file among: " + " ".join(args.paths))
-    reach = analyse(store)
-    rows = [_row(memory, reach, store.facts, budgets()) for memory in store.files]
+    reach = analyse(store, settings.budgets)
+    rows = [_row(memory, reach, store.facts) for memory in store.files]
     if args.json:
         out.write(json.dumps({"files": rows}, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -38,17 +48,18 @@ def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _row(memory: Any, reach: Any, facts: Any, config: dict[str, Any]) -> dict[str, Any]:
-    index = config["index"].get(memory.dialect) if memory.path in reach.budget_line else None
+def _row(memory: MemoryFile, reach: Reach, facts: Sequence[Fact]) -> dict[str, Any]:
+    """The overridden budget when the rule file sets one (None: that limit is off)."""
+    index = reach.system(memory) if memory.path in reach.budget_line else None
     first_out = reach.budget_line.get(memory.path)
     outside = [f for f in facts if f.path == memory.path and first_out is not None and f.line >= first_out]
     state = reach.state.get(memory.path, "linked")
     return {
         "path": memory.path, "dialect": memory.dialect,
-        "state": "loaded (index)" if index else state,
+        "state": "loaded (index)" if index is not None else state,
         "lines": memory.lines, "bytes": memory.size,
-        "budget_lines": index["lines"] if index else None,
-        "budget_bytes": index["bytes"] if index else None,
+        "budget_lines": index.get("max-lines") if index is not None else None,
+        "budget_bytes": index.get("max-bytes") if index is not None else None,
         "outside": [{"line": f.line, "claim": f.claim} for f in outside],
     }
 

@@ -5,34 +5,28 @@ leads to, a Serena memory, a graph) or `unreachable` (past the load budget of an
 index, or a topic file nothing links). Findings: `beyond_budget`, `broken_link` (a dead index
 link or `@import`, an import loop, imports past the depth limit), `unlinked_memory`, and a
 conflict whose correction the agent never reads while it reads the stale side becomes an error.
-The budgets are data (`lexicon/budgets.json`).
+The budgets are data (`lexicon/budgets.json`), overridden per system by the rule file's
+`[reachability]` tables (Settings.budgets).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from importlib import resources
 from pathlib import PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 from memory_autopsy.engine.findings import plain_finding, quote
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
+from memory_autopsy.lexicon.budgets import Budgets, default_budgets
 from memory_autopsy.model import Fact, Finding, Location, Severity, Store
 
 LOADED, LINKED, UNREACHABLE = "loaded", "linked", "unreachable"
 ESCALATED = frozenset({"contradicted_explicit", "contradicted_implicit", "stale", "status_conflict",
                        "numeric_drift"})
-
-
-@lru_cache(maxsize=1)
-def budgets() -> dict[str, Any]:
-    text = resources.files("memory_autopsy.lexicon").joinpath("budgets.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+_NONE: Mapping[str, Any] = MappingProxyType({})  # a system with no load rules
 
 
 @dataclass
@@ -42,6 +36,11 @@ class Reach:
     files: dict[str, MemoryFile]
     budget_line: dict[str, int]  # index path -> first line past its budget
     state: dict[str, str]  # path -> loaded | linked | unreachable (for a whole file)
+    budgets: Budgets  # the load budgets in force (built-in, or overridden by the rule file)
+
+    def system(self, memory: MemoryFile) -> Mapping[str, Any]:
+        """The load budget and link rules of the system that wrote this file."""
+        return self.budgets.get(memory.dialect, _NONE)
 
     def of(self, fact: Fact) -> str:
         first_out = self.budget_line.get(fact.path)
@@ -50,21 +49,24 @@ class Reach:
         return self.state.get(fact.path, LINKED)
 
 
-def analyse(store: Store) -> Reach:
+def analyse(store: Store, budgets: Budgets | None = None) -> Reach:
+    """`budgets`: the rule file's (Settings.budgets); None, the built-in ones."""
     files = {f.path: f for f in store.files}
-    budget_line = {p: _first_out(f) for p, f in files.items() if _index(f)}
-    state = {p: _file_state(f) for p, f in files.items()}
-    for index in (f for f in files.values() if _index(f)):
-        reached = _reached_from(index, files)
+    reach = Reach(files, {}, {}, default_budgets() if budgets is None else budgets)
+    indexes = [f for f in files.values() if _index(f, reach.system(f))]
+    reach.budget_line.update((f.path, _first_out(f, reach.system(f))) for f in indexes)
+    reach.state.update((p, _file_state(f, reach.system(f))) for p, f in files.items())
+    for index in indexes:
+        reached = _reached_from(index, files, reach.budget_line[index.path])
         for path in _topic_files(index, files):
-            state[path] = LINKED if path in reached else UNREACHABLE
-    return Reach(files, budget_line, state)
+            reach.state[path] = LINKED if path in reached else UNREACHABLE
+    return reach
 
 
 def find(store: Store, facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
     yield from _beyond_budget(facts, reach)
     for memory in reach.files.values():
-        yield from _broken_links(memory)
+        yield from _broken_links(memory, reach.system(memory))
     for path, state in sorted(reach.state.items()):
         if state == UNREACHABLE and path not in reach.budget_line:
             yield plain_finding(
@@ -101,23 +103,23 @@ def _why_unreachable(fact: Fact, reach: Reach) -> str:
     return "in a memory file nothing links"
 
 
-def _index(memory: MemoryFile) -> bool:
-    index = budgets()["index"].get(memory.dialect)
-    return bool(index) and PurePosixPath(memory.path).name.lower() == index["name"]
+def _index(memory: MemoryFile, system: Mapping[str, Any]) -> bool:
+    return PurePosixPath(memory.path).name.lower() == system.get("index")
 
 
-def _first_out(memory: MemoryFile) -> int:
-    """The first line an agent does not load: past the line budget or the byte budget."""
-    index = budgets()["index"][memory.dialect]
+def _first_out(memory: MemoryFile, system: Mapping[str, Any]) -> int:
+    """The first line an agent does not load: past the line budget or the byte budget (a system
+    without one loads the whole index)."""
+    max_lines, max_bytes = system.get("max-lines"), system.get("max-bytes")
     for number, end in enumerate(memory.line_ends, 1):
-        if number > index["lines"] or end > index["bytes"]:
+        if (max_lines is not None and number > max_lines) or (max_bytes is not None and end > max_bytes):
             return number
     return memory.lines + 1
 
 
-def _file_state(memory: MemoryFile) -> str:
+def _file_state(memory: MemoryFile, system: Mapping[str, Any]) -> str:
     name = PurePosixPath(memory.path).name.lower()
-    always = budgets()["always"].get(memory.dialect, [])
+    always = system.get("always-loaded", ())
     if "*" in always or name in always or memory.always_apply:
         return LOADED
     return LINKED
@@ -129,9 +131,8 @@ def _topic_files(index: MemoryFile, files: dict[str, MemoryFile]) -> list[str]:
             and PurePosixPath(p).suffix.lower() == ".md"]
 
 
-def _reached_from(index: MemoryFile, files: dict[str, MemoryFile]) -> set[str]:
+def _reached_from(index: MemoryFile, files: dict[str, MemoryFile], first_out: int) -> set[str]:
     """Files reached by following links from the index, within its load budget."""
-    first_out = _first_out(index)
     seen: set[str] = set()
     todo = [_resolve(index.path, t) for line, t in index.links if line < first_out]
     while todo:
@@ -156,11 +157,10 @@ def _beyond_budget(facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
         if not outside:
             continue
         memory = reach.files[path]
-        index = budgets()["index"][memory.dialect]
         first = outside[0]
         message = (
             f"{len(outside)} fact(s) from line {first.line} on sit past the load budget of "
-            f"{PurePosixPath(path).name} ({index['lines']} lines or {index['bytes'] // 1024} KB; the file "
+            f"{PurePosixPath(path).name} ({describe(reach.system(memory))}; the file "
             f"has {memory.lines} lines, {memory.size} bytes), {first.line - first_out + 1} line(s) past "
             f"it: the agent never reads them at start-up; to bring line {first.line} in, "
             f"{memory.lines - first_out + 1} line(s) must leave the file or move to a topic file "
@@ -171,16 +171,25 @@ def _beyond_budget(facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
                             fidelity=first.fidelity.value)
 
 
-def _broken_links(memory: MemoryFile) -> Iterator[Finding]:
+def describe(system: Mapping[str, Any]) -> str:
+    """A system's load budget in words: '200 lines or 25 KB'."""
+    max_lines, max_bytes = system.get("max-lines"), system.get("max-bytes")
+    size = None if max_bytes is None else (
+        f"{max_bytes // 1024} KB" if max_bytes % 1024 == 0 else f"{max_bytes} bytes")
+    parts = [f"{max_lines} lines" if max_lines is not None else None, size]
+    return " or ".join(p for p in parts if p) or "no limit"
+
+
+def _broken_links(memory: MemoryFile, system: Mapping[str, Any]) -> Iterator[Finding]:
     """An index's links and an instruction file's `@imports` are what a loader follows; a link in
     a note is a mention (often relative to the repository, not the note), so it is not judged."""
-    if _index(memory):
+    if _index(memory, system):
         for line, target in memory.links:
             if not os.path.exists(_resolve(memory.path, target)):
                 yield _broken(memory, line, target, f"links {target!r}, which does not exist")
-    if not memory.imports or PurePosixPath(memory.path).name.lower() not in budgets()["importing"]:
+    if not memory.imports or PurePosixPath(memory.path).name.lower() not in system.get("imports-from", ()):
         return
-    depth_limit = budgets()["import_depth"]
+    depth_limit = system.get("import-depth")
     for line, target in memory.imports:
         problem = _import_problem(memory.path, target, depth_limit)
         if problem:
@@ -192,8 +201,9 @@ def _broken(memory: MemoryFile, line: int, target: str, problem: str) -> Finding
                          ("link", PurePosixPath(memory.path).name, target))
 
 
-def _import_problem(base: str, target: str, limit: int) -> str | None:
-    """A missing file, a loop back to a file on the chain, or a chain past the depth limit."""
+def _import_problem(base: str, target: str, limit: int | None) -> str | None:
+    """A missing file, a loop back to a file on the chain, or a chain past the depth limit (None:
+    no limit; loops and missing files are still found)."""
     if target.startswith("~"):
         return None  # a user's home file: not part of the repository
     chain = [os.path.normpath(base)]
@@ -207,7 +217,7 @@ def _import_problem(base: str, target: str, limit: int) -> str | None:
         if not os.path.isfile(path):
             where = f" (via {' -> '.join(trail[1:])})" if len(trail) > 1 else ""
             return f"imports {target!r}{where}: {path} does not exist"
-        if depth > limit:
+        if limit is not None and depth > limit:
             return f"imports {target!r}: the chain is {depth} hops deep, past the limit of {limit}"
         nested = read_memory_file(path, _head(path)).imports
         todo += [(_resolve(path, t), depth + 1, [*trail, path]) for _, t in nested if not t.startswith("~")]
