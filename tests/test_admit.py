@@ -127,7 +127,7 @@ def test_cli_exit_codes_and_json(tmp_path: Path) -> None:
     write(tmp_path / "fact.json", json.dumps({**SEED_FACT, "slot": "owner", "value": "payments"}))
     accepted = run_cli("admit", "--fact", "@fact.json", str(ROOT / "examples/store.jsonl"), cwd=tmp_path)
     assert accepted.code == 0 and accepted.out.startswith("status: accepted")
-    assert run_cli("admit", "--fact", "{}", str(ROOT / "examples/store.jsonl"), cwd=tmp_path).code == 2
+    assert run_cli("admit", "--fact", "{}", str(ROOT / "examples/store.jsonl"), cwd=tmp_path).code == 4  # rejected
     assert run_cli("admit", "--fact", "{not json", "examples/store.jsonl", cwd=ROOT).code == 2
     assert run_cli("admit", "examples/store.jsonl", cwd=ROOT).code == 2
 

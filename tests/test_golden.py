@@ -40,4 +40,4 @@ def test_seed_classes_on_seed_lines() -> None:
     assert "trigger 'left' on shared anchor 'northwind'" in out
     aliases = run_cli("scan", "examples/aliases.md", cwd=ROOT).out
     assert "'Acme Corp' (form 'acme') and 'Acma' (form 'acma') differ by 1 edit(s), similarity 0.75" in aliases
-    assert "examples/aliases.md:4: error contradicted_implicit L2c conf=1 billing :: slot-equality" in aliases
+    assert "examples/aliases.md:4: error contradicted_implicit MA202 L2c conf=1 billing :: slot-equality" in aliases

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
@@ -18,8 +19,15 @@ from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
 
 
-def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
-    """Read memory files and folders into one Store (folders honour include/exclude)."""
+def load_store(
+    paths: Iterable[str],
+    settings: Settings | None = None,
+    *,
+    extra: Sequence[Source] = (),
+    on_read: Callable[[str], None] | None = None,
+) -> Store:
+    """Read memory files and folders into one Store (folders honour include/exclude). `extra`
+    are sources already in memory (standard input); `on_read` hears each path read (progress)."""
     settings = settings or Settings()
     given = list(paths)
     files, problems = expand(given)
@@ -28,8 +36,12 @@ def load_store(paths: Iterable[str], settings: Settings | None = None) -> Store:
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
     read_problems: list[Problem] = []
     cache = ParseCache(settings.parse_cache, settings.lexicon) if settings.parse_cache else None
-    store = load_sources(_iter_sources(files, read_problems), settings.vocabulary, problems, settings.lexicon,
-                         cache)
+    named_extra = {source.path for source in extra}
+    files = [f for f in files if f not in named_extra] if named_extra else files
+    sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems), extra)
+    if on_read is not None:
+        sources = _heard(sources, on_read)
+    store = load_sources(sources, settings.vocabulary, problems, settings.lexicon, cache)
     if cache is not None and cache.written:
         cache.prune()
     return replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store
@@ -43,16 +55,25 @@ def _iter_sources(files: list[str], problems: list[Problem]) -> Iterator[Source]
         yield from sources
 
 
+def _heard(sources: Iterable[Source], on_read: Callable[[str], None]) -> Iterator[Source]:
+    for source in sources:
+        on_read(source.path)
+        yield source
+
+
 def lint(
     paths: Iterable[str] | str,
     settings: Settings | None = None,
     *,
     today: date | None = None,
+    extra: Sequence[Source] = (),
+    on_read: Callable[[str], None] | None = None,
 ) -> Report:
     """Lint memory files (or directories) and return the report."""
     settings = settings or Settings()
     with paused_gc():
-        store = load_store([paths] if isinstance(paths, str) else paths, settings)
+        store = load_store([paths] if isinstance(paths, str) else paths, settings, extra=extra,
+                           on_read=on_read)
         return lint_loaded(store, settings, today=today)
 
 

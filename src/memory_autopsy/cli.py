@@ -19,9 +19,12 @@ EPILOG = """examples:
   memory-autopsy as-of 2026-03-01 store.jsonl        what was believed on a date
   memory-autopsy admit --fact '{"entity": "billing", "slot": "tool", "value": "MySQL"}' store.jsonl
   memory-autopsy baseline .                          accept today's findings; fail only on new ones
+  memory-autopsy scan . --ignore unsourced,MA101     leave out rules (names or codes: `rules`)
+  cat notes.md | memory-autopsy scan - --stdin-filename memory/notes.md
+  memory-autopsy why MEMORY.md:12                    explain the fact(s) on a line
 
 exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage error,
-  3 internal error (a bug in memory-autopsy: please report it)
+  3 internal error (a bug in memory-autopsy: please report it), 4 `admit` rejected the fact
 """
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
@@ -43,6 +46,21 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-baselined", action="store_true", help="also output baselined findings")
     parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
     parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results (hook, ci: .memory-autopsy-cache/) and embeddings")
+    parser.add_argument("--select", action="append", metavar="RULE[,RULE]",
+                        help="report only these rules: names, codes or code prefixes (MA2, ALL)")
+    parser.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
+                        help="never report these rules (names, codes or code prefixes)")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only the findings: no summary line, nothing when clean")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print per-rule counts instead of the findings (text format)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text output (auto: only on a terminal, and never with NO_COLOR)")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="the name of the file read from `-` (standard input): it decides the "
+                        "dialect and names the findings")
 
 
 def build_parser() -> argparse.ArgumentParser:

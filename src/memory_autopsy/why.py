@@ -1,9 +1,11 @@
-"""`why ID`: one fact's provenance, what corroborates it, contradicts it and supersedes it."""
+"""`why ID` / `why FILE:LINE`: one fact's provenance, what corroborates it, contradicts it and
+supersedes it."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +53,42 @@ def find_fact(wanted: str, facts: tuple[Fact, ...]) -> list[Fact]:
     return prefixed
 
 
+_LOCATION = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?:#obs-(?P<obs>\d+))?$")
+
+
+def parse_location(text: str) -> tuple[str, int, int] | None:
+    """`path:line` (or `path:line#obs-N`, as the findings print it) as (path, line, obs)."""
+    match = _LOCATION.match(text.strip())
+    if match is None or int(match["line"]) < 1:
+        return None
+    return match["path"], int(match["line"]), int(match["obs"]) if match["obs"] else -1
+
+
+def facts_at(path: str, line: int, obs: int, facts: Sequence[Fact]) -> list[Fact]:
+    """The facts read from that line: those starting on it, else the item spanning it."""
+    mine = [f for f in facts if f.path == path and (obs < 0 or f.obs == obs)]
+    exact = [f for f in mine if f.line == line]
+    if exact:
+        return exact
+    spanning = [f for f in mine if f.line <= line <= f.last_line]
+    if spanning:
+        return spanning
+    near = sorted({f.line for f in mine}, key=lambda n: (abs(n - line), n))[:3]
+    hint = f" (facts nearby: lines {', '.join(map(str, sorted(near)))})" if near else ""
+    raise UsageError(f"why: no fact on {path}:{line}{'#obs-' + str(obs) if obs >= 0 else ''}{hint}")
+
+
 def explain(
     wanted: str, report: Report, weights: Weights, vocabulary: Vocabulary = DEFAULT_VOCABULARY
 ) -> Explanation:
     matches = find_fact(wanted, report.facts)
-    fact = matches[0]
+    return explain_fact(matches[0], report, weights, vocabulary, tuple(matches[1:]))
+
+
+def explain_fact(
+    fact: Fact, report: Report, weights: Weights, vocabulary: Vocabulary = DEFAULT_VOCABULARY,
+    same_id: tuple[Fact, ...] = (),
+) -> Explanation:
     index = {(f.path, f.line, f.id): f for f in report.facts}
     contradicted: list[Link] = []
     superseded: list[Link] = []
@@ -73,7 +106,7 @@ def explain(
     return Explanation(
         fact=fact,
         reliability=reliability(fact, weights),
-        same_id=tuple(matches[1:]),
+        same_id=same_id,
         corroborated_by=tuple(_corroborating(fact, report.facts, vocabulary)),
         contradicted_by=tuple(contradicted),
         superseded_by=tuple(superseded),
@@ -142,6 +175,17 @@ def _linked(link: Link) -> dict[str, Any]:
 
 
 def format_json(item: Explanation) -> str:
+    return json.dumps(as_dict(item), indent=2, ensure_ascii=False) + "\n"
+
+
+def format_location_json(location: str, items: Sequence[Explanation]) -> str:
+    """`why FILE:LINE --json`: the line asked about and one explanation per fact read from it."""
+    payload = {"tool": "memory-autopsy", "version": __version__, "command": "why", "location": location,
+               "facts": [as_dict(item) for item in items]}
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def as_dict(item: Explanation) -> dict[str, Any]:
     fact = item.fact
     payload = {
         "tool": "memory-autopsy",
@@ -159,4 +203,4 @@ def format_json(item: Explanation) -> str:
         "superseded_by": [_linked(link) for link in item.superseded_by],
         "supersedes": [_linked(link) for link in item.supersedes],
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return payload

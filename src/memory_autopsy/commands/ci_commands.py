@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
+from memory_autopsy.commands.common import settings_from_args
 
 if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
@@ -91,31 +91,32 @@ def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Sett
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy import changed as git_changes
     from memory_autopsy.config import locate
+    from memory_autopsy.scope import context_files, scope_root
 
     settings = settings_from_args(args)
-    root = git_changes.scope_root(locate(args.config, isolated=args.isolated))
-    context = git_changes.context_files(args.context or [], settings, root)
+    root = scope_root(locate(args.config, isolated=args.isolated))
+    context = context_files(args.context or [], settings, root)
     changed = git_changes.as_reported(frozenset(args.paths), tuple(context))
     if not changed:
         return 0
     from memory_autopsy.api import lint
     from memory_autopsy.ci_filters import filter_report, resolve_baseline
-    from memory_autopsy.commands.lint import render
+    from memory_autopsy.commands.lint import emit, output_format, rule_filter
 
+    rule_filter(args)  # --select/--ignore are checked before the scope is read
+    fmt = output_format(args, "text")
     report = lint(context, replace(with_cache(settings, args, root), focus=changed))
     _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
-    fmt = "json" if args.json else (args.format or "text")
-    write_output(render(shown.report, fmt, settings), args.output, out)
-    code = exit_code(shown.report, settings)
-    if code == 1 and fmt == "text":
+    code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
+    if code == 1 and fmt == "text" and not args.quiet:
         err.write(ACCEPT_HINT)
     return code
 
 
 ACCEPT_HINT = (
     "accept what is intended: `memory-autopsy baseline` records today's findings (commit the file), "
-    "or put `<!-- memory-autopsy: ignore RULE -->` on the line above the fact\n"
+    "or put `<!-- memory-autopsy: ignore RULE -->` on the line above the flagged fact\n"
 )
 
 
@@ -145,7 +146,7 @@ def run_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         import json
 
-        rows = [{"id": r.id, "name": r.name, "layer": r.layer, "severity": r.severity.value,
+        rows = [{"id": r.id, "code": r.code, "name": r.name, "layer": r.layer, "severity": r.severity.value,
                  "summary": r.summary, "help": r.help, "bad": r.bad, "good": r.good,
                  "help_uri": HELP_URI.format(id=r.id)} for r in RULES]
         out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
@@ -153,7 +154,7 @@ def run_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import textwrap
 
     for rule in RULES:
-        out.write(f"{rule.id}  [default {rule.severity.value}, layer {rule.layer}]  {rule.summary}\n")
+        out.write(f"{rule.code}  {rule.id}  [default {rule.severity.value}, layer {rule.layer}]  {rule.summary}\n")
         out.write(textwrap.fill(rule.help, width=88, initial_indent="    ",
                                 subsequent_indent="    ") + "\n\n")
     return 0

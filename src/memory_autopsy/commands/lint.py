@@ -1,17 +1,44 @@
-"""`scan` and `report`: lint memory files and print findings in a format."""
+"""`scan` and `report`: lint memory files and print findings in a format.
+
+The conventions of the linters people know live here too, shared with the hook: `--select` /
+`--ignore` (names, codes, code prefixes), `--exit-zero`, `--quiet`, `--statistics`, colour on a
+terminal, standard input (`-`, `--stdin-filename`) and a progress line for long runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, TextIO
+import os
+import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from memory_autopsy.commands.common import exit_code, require_input, settings_from_args, write_output
+from memory_autopsy.commands.common import (
+    exit_code,
+    lint_inputs,
+    require_input,
+    settings_from_args,
+    write_output,
+)
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
+    from memory_autopsy.ingest.loader import Source
+
+STDIN = "-"
+MAX_SUPPRESSION_WARNINGS = 10
+
+
+class TextOptions(NamedTuple):
+    """How the text format is drawn: the hook's changed files lead, colour, quiet, statistics."""
+
+    changed: frozenset[str] | None = None
+    color: bool = False
+    quiet: bool = False
+    statistics: bool = False
 
 
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
@@ -26,21 +53,107 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     report.set_defaults(handler=run_report)
 
 
-def lint_paths(args: argparse.Namespace) -> tuple[Report, Settings]:
+def lint_paths(args: argparse.Namespace, err: TextIO | None = None) -> tuple[Report, Settings]:
     from memory_autopsy.api import lint
+    from memory_autopsy.commands.progress import Progress
 
+    rule_filter(args)  # a misspelt rule is a usage error before anything is read
     settings = settings_from_args(args)
     paths = list(args.paths)
-    if not paths and getattr(args, "changed_since", None):
-        from memory_autopsy.ci_filters import scope_paths
-
-        paths = scope_paths(args, settings)
-    report = lint(paths, settings)
+    if not paths and getattr(args, "stdin_filename", None):
+        paths = [STDIN]  # `--stdin-filename NAME` alone reads standard input, as in ruff
+    paths = lint_inputs(args, paths, settings)  # none named: the scope
+    stdin = _stdin_sources(args, paths)
+    quiet = getattr(args, "quiet", False) or err is None
+    with Progress(err or sys.stderr, enabled=False if quiet else None) as progress:
+        report = lint([p for p in paths if p != STDIN], settings, extra=stdin, on_read=progress.read)
     require_input(report, paths)
     return report, settings
 
 
-def render(report: Report, fmt: str, settings: Settings) -> str:
+def _stdin_sources(args: argparse.Namespace, paths: list[str]) -> tuple[Source, ...]:
+    """Standard input as one memory file, named by --stdin-filename (its dialect and the
+    findings' path follow the name) or `-`."""
+    name = getattr(args, "stdin_filename", None)
+    if STDIN not in paths:
+        if name:
+            raise UsageError("--stdin-filename names standard input: add `-` to the paths")
+        return ()
+    from memory_autopsy.ingest.loader import Source, display_path
+
+    stream = sys.stdin
+    if stream is None:
+        raise UsageError("`-` reads standard input, and there is none")
+    buffer = getattr(stream, "buffer", None)
+    data = buffer.read() if buffer is not None else stream.read().encode("utf-8")
+    return (Source(display_path(name) if name else STDIN, data),)
+
+
+def rule_filter(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """The rules --select keeps (None: all) and the rules --ignore drops."""
+    return _rules(args, "select"), _rules(args, "ignore") or frozenset()
+
+
+def _rules(args: argparse.Namespace, option: str) -> frozenset[str] | None:
+    values = getattr(args, option, None)
+    if not values:
+        return None
+    from memory_autopsy.rules import resolve, suggestion
+
+    tokens = [token.strip() for value in values for token in value.split(",") if token.strip()]
+    chosen, unknown = resolve(tokens)
+    if unknown:
+        raise UsageError(f"--{option}: unknown rule {unknown[0]!r}{suggestion(unknown[0])}; "
+                         "`memory-autopsy rules` lists the names and codes")
+    return chosen
+
+
+def select_rules(report: Report, args: argparse.Namespace) -> Report:
+    selected, ignored = rule_filter(args)
+    if selected is None and not ignored:
+        return report
+    kept = tuple(f for f in report.findings
+                 if (selected is None or f.rule in selected) and f.rule not in ignored)
+    return replace(report, findings=kept)
+
+
+def text_options(args: argparse.Namespace, out: TextIO, changed: frozenset[str] | None = None) -> TextOptions:
+    return TextOptions(changed, use_color(args, out), getattr(args, "quiet", False),
+                       getattr(args, "statistics", False))
+
+
+def use_color(args: argparse.Namespace, out: TextIO) -> bool:
+    """`--color always|never`; `auto` colours a terminal only, and never with NO_COLOR set."""
+    choice = getattr(args, "color", None) or "auto"
+    if choice != "auto":
+        return choice == "always"
+    if getattr(args, "output", None) or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    from memory_autopsy.commands.progress import is_tty
+
+    return is_tty(out)
+
+
+def warn_unknown_suppressions(report: Report, err: TextIO, changed: frozenset[str] | None = None) -> None:
+    """An ignore comment naming no rule suppresses nothing: say so rather than fail silently."""
+    from memory_autopsy.formatters.visible import visible
+    from memory_autopsy.rules import rule_of, suggestion
+
+    seen: dict[tuple[str, int, str], None] = {}
+    for fact in report.facts:
+        if fact.suppress and (changed is None or fact.path in changed):
+            for name in fact.suppress:
+                if name not in ("*", "all") and rule_of(name) is None:
+                    seen[(fact.path, fact.line, name)] = None
+    for path, line, name in list(seen)[:MAX_SUPPRESSION_WARNINGS]:
+        err.write(visible(f"memory-autopsy: warning: {path}:{line}: unknown rule {name!r} in an ignore "
+                          f"comment{suggestion(name)}; it suppresses nothing") + "\n")
+    if len(seen) > MAX_SUPPRESSION_WARNINGS:
+        err.write(f"memory-autopsy: warning: {len(seen) - MAX_SUPPRESSION_WARNINGS} more unknown rule "
+                  "name(s) in ignore comments\n")
+
+
+def render(report: Report, fmt: str, settings: Settings, options: TextOptions | None = None) -> str:
     if fmt == "json":
         from memory_autopsy.formatters import json_format
 
@@ -49,34 +162,50 @@ def render(report: Report, fmt: str, settings: Settings) -> str:
         from memory_autopsy.formatters import markdown
 
         return markdown.format_report(report)
-    if fmt in ("sarif", "github"):
-        import importlib
+    if fmt in ("sarif", "github"):  # repository-relative paths, rule-file levels: as `ci` does
+        from memory_autopsy.ci_runner import code_scanning_view
 
-        module = importlib.import_module(f"memory_autopsy.formatters.{fmt}")
-        return str(module.format_report(report))
+        return code_scanning_view(report, fmt, settings)
     from memory_autopsy.formatters import text
 
-    return text.format_report(report)
+    options = options or TextOptions()
+    return text.format_report(report, changed=options.changed, color=options.color, quiet=options.quiet,
+                              statistics=options.statistics)
+
+
+def output_format(args: argparse.Namespace, default: str) -> str:
+    fmt = "json" if args.json else (args.format or default)
+    if getattr(args, "statistics", False) and fmt != "text":
+        raise UsageError(f"--statistics prints a text table, not {fmt}: leave out --format/--json")
+    return fmt
 
 
 def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fmt = "json" if args.json else (args.format or "text")
-    report, settings = lint_paths(args)
+    fmt = output_format(args, "text")
+    report, settings = lint_paths(args, err)
     report = _post_process(args, report, settings)
+    return emit(args, report, settings, fmt, out, err)
+
+
+def emit(args: argparse.Namespace, report: Report, settings: Settings, fmt: str, out: TextIO, err: TextIO,
+         changed: frozenset[str] | None = None) -> int:
+    """Select the rules asked for, write the report in its format, return the exit code."""
+    report = select_rules(report, args)
+    warn_unknown_suppressions(report, err, changed)
     if fmt == "json":  # streamed: a million-fact store's report is never one string
         from memory_autopsy.formatters import json_format
 
         write_output(json_format.iter_report(report), args.output, out)
-        return exit_code(report, settings)
-    text = render(report, fmt, settings)
-    write_output(text, args.output, out)
-    if fmt == "sarif":
-        from memory_autopsy.formatters.sarif import truncation_note
+    else:
+        text = render(report, fmt, settings, text_options(args, out, changed))
+        write_output(text, args.output, out)
+        if fmt == "sarif":
+            from memory_autopsy.formatters.sarif import truncation_note
 
-        note = truncation_note(text)
-        if note:
-            err.write(note + "\n")
-    return exit_code(report, settings)
+            note = truncation_note(text)
+            if note:
+                err.write(note + "\n")
+    return 0 if getattr(args, "exit_zero", False) else exit_code(report, settings)
 
 
 def _post_process(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
@@ -91,12 +220,11 @@ def _post_process(args: argparse.Namespace, report: Report, settings: Settings) 
 def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.apply and not args.yes_i_know:
         raise UsageError("--apply writes your memory files: add --yes-i-know to confirm (nothing was written)")
-    report, settings = lint_paths(args)
+    fmt = output_format(args, "markdown")
+    report, settings = lint_paths(args, err)
     if args.apply:
         from memory_autopsy.fixes.apply import apply_plan
 
-        return apply_plan(report, out, err)
+        return apply_plan(select_rules(report, args), out, err)  # --ignore RULE: its fixes too
     report = _post_process(args, report, settings)  # --apply above fixes the whole plan
-    fmt = "json" if args.json else (args.format or "markdown")
-    write_output(render(report, fmt, settings), args.output, out)
-    return exit_code(report, settings)
+    return emit(args, report, settings, fmt, out, err)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from memory_autopsy.commands.common import settings_from_args, write_output
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
-from memory_autopsy.model import Store
+from memory_autopsy.model import Report, Store
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from memory_autopsy.verdict import Weights
 
-ADMIT_EXIT = {"accepted": 0, "requires_review": 1, "rejected": 2}
+# `rejected` has its own code: 2 is a usage error and 3 an internal error for every command.
+ADMIT_EXIT = {"accepted": 0, "requires_review": 1, "rejected": 4}
 
 
 def _common(parser: argparse.ArgumentParser, *, registry: bool = True) -> None:
@@ -48,10 +49,12 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     admit.add_argument("paths", nargs="+", metavar="STORE", help="the store the fact would join")
     _common(admit, registry=False)
     admit.set_defaults(handler=run_admit)
-    why = sub.add_parser("why", help="provenance, support and contradictions of one fact",
+    why = sub.add_parser("why", help="provenance, support and contradictions of one fact (by id or FILE:LINE)",
                          usage="%(prog)s [-h] [--json] [--registry FILE] [--config FILE] [--isolated] "
-                               "[-o FILE] STORE... ID")
-    why.add_argument("args", nargs="+", metavar="STORE... ID", help="memory files or folders, then the fact id")
+                               "[-o FILE] {STORE... ID | [STORE...] FILE:LINE}")
+    why.add_argument("args", nargs="+", metavar="STORE... ID|FILE:LINE",
+                     help="memory files or folders, then a fact id; or the FILE:LINE a finding names "
+                     "(the stores default to that file)")
     _common(why)
     why.set_defaults(handler=run_why)
 
@@ -129,14 +132,43 @@ def run_admit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def run_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import lint_loaded
-    from memory_autopsy.why import explain, format_json, format_text
+    from memory_autopsy.why import explain, format_json, format_text, parse_location
 
-    if len(args.args) < 2:
-        raise UsageError("why: name at least one store and then a fact id (`why STORE... ID`)")
     *paths, wanted = args.args
+    location = parse_location(wanted)
+    if location is None and not paths:
+        raise UsageError("why: name the stores and then a fact id (`why STORE... ID`), or a line "
+                         "(`why FILE:LINE`)")
     settings = settings_from_args(args)
+    if location is not None:
+        paths = _with_file(paths, location[0])
     store = _load(paths, settings)
     report = lint_loaded(store, settings)
-    explanation = explain(wanted, report, _weights(args, settings), settings.vocabulary)
-    write_output(format_json(explanation) if args.json else format_text(explanation), args.output, out)
+    weights = _weights(args, settings)
+    if location is not None:
+        text = _explain_line(wanted, location, report, weights, settings, as_json=args.json)
+    else:
+        explanation = explain(wanted, report, weights, settings.vocabulary)
+        text = format_json(explanation) if args.json else format_text(explanation)
+    write_output(text, args.output, out)
     return 0
+
+
+def _with_file(paths: list[str], file: str) -> list[str]:
+    """The stores to read for `why FILE:LINE`: those named, and the file itself."""
+    if not Path(file).is_file():
+        raise UsageError(f"why: no such file: {file}")
+    return paths if file in paths else [*paths, file]
+
+
+def _explain_line(wanted: str, location: tuple[str, int, int], report: Report, weights: Weights,
+                  settings: Settings, *, as_json: bool) -> str:
+    from memory_autopsy.ingest.loader import display_path
+    from memory_autopsy.why import explain_fact, facts_at, format_location_json, format_text
+
+    path, line, obs = location
+    facts = facts_at(display_path(path), line, obs, report.facts)
+    items = [explain_fact(fact, report, weights, settings.vocabulary) for fact in facts]
+    if as_json:
+        return format_location_json(wanted, items)
+    return "\n".join(format_text(item) for item in items)

@@ -1,23 +1,78 @@
-"""One line per finding and a summary line, like every linter."""
+"""One line per finding and a summary line, like every linter.
+
+Each line names both sides of a finding: when the message does not already name the other
+side, it follows as `(other side: path:line)`. Given the changed files (the hook), a finding
+whose flagged side is untouched leads with the side the author changed and names the flagged
+one. Colour is an option of the caller (the CLI decides from the TTY and NO_COLOR).
+"""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Sequence
 
 from memory_autopsy.formatters.visible import visible
-from memory_autopsy.model import Finding, Report
+from memory_autopsy.model import Finding, Location, Report
+from memory_autopsy.rules import BY_ID
+
+OTHER_SIDES_SHOWN = 3
+_STYLE = {"error": "31;1", "warning": "33", "review": "35", "info": "36", "where": "1", "summary": "1"}
 
 
-def finding_line(finding: Finding) -> str:
+def paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{_STYLE[style]}m{text}\x1b[0m" if color and text else text
+
+
+def code_of(rule: str) -> str:
+    spec = BY_ID.get(rule)
+    return spec.code if spec is not None else ""
+
+
+def finding_line(finding: Finding, *, changed: frozenset[str] | None = None, color: bool = False) -> str:
     """One finding on one line; memory text in it is shown, never sent raw to the terminal."""
-    where = location_text(finding.path, finding.line, finding.obs) if finding.path else "memory-autopsy"
+    lead, sides = _sides(finding, changed)
+    where = location_text(lead.path, lead.line, lead.obs) if lead.path else "memory-autopsy"
     confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
     entity = f" {finding.entity}" if finding.entity else ""
     marker = " [new]" if finding.baseline == "new" else ""
-    return visible(
-        f"{where}: {finding.severity.value} {finding.rule} L{finding.layer}{confidence}{entity}"
-        f" :: {finding.message}{marker}"
-    )
+    code = code_of(finding.rule)
+    head = f"{finding.rule} {code}" if code else finding.rule
+    tail = visible(f"L{finding.layer}{confidence}{entity} :: {finding.message}{sides}{marker}")
+    return (f"{paint(visible(where), 'where', color)}: {paint(finding.severity.value, finding.severity.value, color)}"
+            f" {head} {tail}")
+
+
+def _sides(finding: Finding, changed: frozenset[str] | None) -> tuple[Location, str]:
+    """The location the line leads with, and the note naming the sides the message does not."""
+    flagged = Location(finding.path, finding.line, obs=finding.obs)
+    others = list(finding.related)
+    lead = flagged
+    if changed is not None and finding.path not in changed:
+        lead = next((r for r in others if r.path in changed), flagged)
+    if lead is flagged:
+        return lead, _other_sides(others, finding.message, " (other side: ")
+    rest = _other_sides([r for r in others if r is not lead], finding.message, "; other side: ")
+    return lead, f" (flagged side: {_where(flagged)}{rest or ')'}"
+
+
+def _other_sides(others: Sequence[Location], message: str, opening: str) -> str:
+    """The related sides, unless the message already names one of them (it then reads whole)."""
+    shown = [r for r in others if r.path]
+    if not shown or any(_mentions(message, r) for r in shown):
+        return ""
+    listed = ", ".join(_where(r) for r in shown[:OTHER_SIDES_SHOWN])
+    if len(shown) > OTHER_SIDES_SHOWN:
+        listed += f", +{len(shown) - OTHER_SIDES_SHOWN} more"
+    return f"{opening}{listed})"
+
+
+def _mentions(message: str, side: Location) -> bool:
+    return re.search(re.escape(f"{side.path}:{side.line}") + r"(?!\d)", message) is not None
+
+
+def _where(location: Location) -> str:
+    return location_text(location.path, location.line, location.obs)
 
 
 def location_text(path: str, line: int, obs: int = -1) -> str:
@@ -52,7 +107,32 @@ def summary(report: Report) -> str:
     return " | ".join(parts)
 
 
-def format_report(report: Report) -> str:
-    lines = [finding_line(f) for f in report.findings]
-    lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+def format_report(report: Report, *, changed: frozenset[str] | None = None, color: bool = False,
+                  quiet: bool = False, statistics: bool = False) -> str:
+    """The finding lines (or, with `statistics`, the per-rule counts) and the summary line;
+    `quiet` leaves out the summary, so a clean run prints nothing."""
+    if statistics:
+        lines = statistics_table(report)
+    else:
+        findings = report.findings
+        if changed is not None:  # sorted by the location each line leads with
+            findings = tuple(sorted(findings, key=lambda f: _lead_key(f, changed)))
+        lines = [finding_line(f, changed=changed, color=color) for f in findings]
+    if not quiet:
+        lines.append(paint(summary(report), "summary", color))
+    return "".join(line + "\n" for line in lines)
+
+
+def _lead_key(finding: Finding, changed: frozenset[str]) -> tuple[str, int, str]:
+    lead, _ = _sides(finding, changed)
+    return lead.path, lead.line, finding.rule
+
+
+def statistics_table(report: Report) -> list[str]:
+    """Per-rule counts, most frequent first (`ruff --statistics`): count, code, rule, severity."""
+    counts = Counter((f.rule, f.severity.value) for f in report.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], code_of(item[0][0]), item[0]))
+    width = max((len(str(n)) for n in counts.values()), default=1)
+    name_width = max((len(rule) for rule, _ in counts), default=0)
+    return [f"{n:>{width}}  {code_of(rule):<5}  {rule:<{name_width}}  {severity}"
+            for (rule, severity), n in rows]
