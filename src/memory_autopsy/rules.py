@@ -1,12 +1,14 @@
-"""The rule catalogue: every finding class with its id, layer, default severity and help.
+"""The rule catalogue: every finding class with its id, code, layer, default severity and help.
 
-The ids are the finding classes of the product contract and never change meaning. The same
-text serves `memory-autopsy rules`, SARIF `tool.driver.rules` and the README.
+The ids are the finding classes of the product contract and never change meaning; each has a
+short code people type (`--ignore MA401`). The same text serves `memory-autopsy rules`, SARIF
+`tool.driver.rules` and the README.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -23,11 +25,26 @@ class Rule:
     help: str
     bad: str
     good: str
+    code: str = ""
+
+
+# The short codes, by family: MA1 copies, MA2 disagreements, MA3 time, MA4 provenance and
+# identity, MA5 what the agent loads, MA9 the run itself. A code is never reassigned nor reused,
+# even for a retired rule: tests/test_cli_conventions.py holds the list as it was published.
+CODES: Mapping[str, str] = MappingProxyType({
+    "duplicate": "MA101", "near_duplicate": "MA102", "duplicate_id": "MA103",
+    "contradicted_explicit": "MA201", "contradicted_implicit": "MA202", "likely_conflict": "MA203",
+    "status_conflict": "MA204", "numeric_drift": "MA205",
+    "stale": "MA301", "superseded": "MA302", "aged": "MA303", "validity_order": "MA304",
+    "unsourced": "MA401", "unresolved_alias": "MA402", "orphan_entity": "MA403",
+    "beyond_budget": "MA501", "broken_link": "MA502", "unlinked_memory": "MA503",
+    "bad_input": "MA901", "degraded": "MA902",
+})
 
 
 def _rule(id: str, layer: str, severity: Severity, summary: str, help: str, bad: str, good: str) -> Rule:
     name = "".join(part.capitalize() for part in id.split("_"))
-    return Rule(id, name, layer, severity, summary, " ".join(help.split()), bad, good)
+    return Rule(id, name, layer, severity, summary, " ".join(help.split()), bad, good, CODES.get(id, ""))
 
 
 RULES: tuple[Rule, ...] = (
@@ -66,7 +83,11 @@ RULES: tuple[Rule, ...] = (
     _rule("stale", "2b", Severity.WARNING, "A versioned value was superseded by a later observation.",
           """A versioned slot (version, release, deadline, role, status, ...) or a bare version bump
           of the same thing ("redis 6" then "redis 7") was updated by a later observation. The older
-          fact is flagged. With no observation order, the lower version is flagged.""",
+          fact is flagged. With no observation order, the lower version is flagged. Also stale: an
+          install line pinned to a release (`npx think-tank@2.0.7`) when a later line says the
+          project is currently at a higher version, and a line that still names a memory file
+          which retired itself in its opening lines ("DEPRECATED: this memory has been moved to
+          …"): the agent is sent to knowledge its author withdrew.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
     _rule("status_conflict", "2b", Severity.WARNING, "A task is done in one place and pending in another.",
@@ -150,5 +171,45 @@ RULES: tuple[Rule, ...] = (
 )
 
 BY_ID: Mapping[str, Rule] = MappingProxyType({rule.id: rule for rule in RULES})
+BY_CODE: Mapping[str, Rule] = MappingProxyType({rule.code: rule for rule in RULES})
 NEVER_FAILS = frozenset({"superseded"})
 HELP_URI = "https://github.com/memory-autopsy/memory-autopsy#rule-{id}"
+
+_CODE_PREFIX = re.compile(r"MA\d{0,3}")
+
+
+def rule_of(name: str) -> str | None:
+    """The rule id a name or a code stands for (`near-duplicate`, `MA102`), or None."""
+    key = name.strip()
+    rule = BY_CODE.get(key.upper())
+    if rule is not None:
+        return rule.id
+    key = key.lower().replace("-", "_")
+    return key if key in BY_ID else None
+
+
+def resolve(tokens: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Rule ids named by names, codes or code prefixes (`MA2` is every MA2xx rule, `ALL` every
+    rule), and the tokens that name no rule."""
+    chosen: set[str] = set()
+    unknown: list[str] = []
+    for token in tokens:
+        rule = rule_of(token)
+        prefix = token.strip().upper()
+        prefix = "MA" if prefix == "ALL" else prefix
+        if rule is not None:
+            chosen.add(rule)
+        elif _CODE_PREFIX.fullmatch(prefix) and any(r.code.startswith(prefix) for r in RULES):
+            chosen.update(r.id for r in RULES if r.code.startswith(prefix))
+        else:
+            unknown.append(token)
+    return frozenset(chosen), tuple(unknown)
+
+
+def suggestion(token: str) -> str:
+    """` (did you mean 'x'?)` for a near miss, else empty."""
+    import difflib
+
+    key = token.strip().lower().replace("-", "_")
+    close = difflib.get_close_matches(key, list(BY_ID), n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import STOPWORDS, stem, trigrams
+from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem, trigrams
 
 THRESHOLD = 0.91
 # Claims kept per blocking key: a hot entity of templated claims stays linear.
@@ -92,45 +94,87 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
                 bucket.append(i)
 
 
-RESTATED = 0.8  # Jaccard of stemmed content words for a restatement in other word order
+RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other words
 MIN_RESTATED_WORDS = 5
 _AUXILIARY = frozenset("was were is are be been being has have had will would".split())
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_LABEL = re.compile(r"\s*(?P<label>[^:]{1,40}?)\s*:\s+(?P<value>\S.*)", re.S)
+
+
+class _Unit(NamedTuple):
+    """One sentence of a claim, as stemmed content words; `value` drops a leading label."""
+
+    fact: Fact
+    words: frozenset[str]
+    label: frozenset[str]
+    value: frozenset[str]
 
 
 def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
-    """"Updates X to support Y" restated as "X was updated to support Y": the same content words
-    (stemmed) in another order and voice. Blocked by one-word deletions of the sorted word set."""
-    seen: dict[Key, list[tuple[Fact, frozenset[str]]]] = {}
-    for fact in facts:
-        words = content_words(ctx.norm_body(fact))
+    """"Updates X to support Y" restated as "X was updated to support Y", "Provides structured
+    reasoning, persistent memory" as "Provides a structured environment for reasoning,
+    persistent memory": the same content words (stemmed) in another order, voice or with a
+    word or two more, sentence by sentence. Two items under one label ("Git repo: a/themes",
+    "Git repo: a/tracker") are compared by what follows the label. Candidates come from
+    prefix filtering (rarest words first): linear in the claims, capped per word."""
+    units = [u for fact in facts for u in _units(fact)]
+    if len(units) < 2:
+        return
+    df: dict[str, int] = {}
+    for unit in units:
+        for word in unit.words:
+            df[word] = df.get(word, 0) + 1
+    index: dict[str, list[_Unit]] = {}
+    flagged: set[int] = set()
+    for unit in units:
+        ordered = sorted(unit.words, key=lambda w: (df[w], w))
+        prefix = ordered[: len(ordered) - math.ceil(RESTATED * len(ordered)) + 1]
+        if unit.fact.order not in flagged:
+            match = _restated(ctx, unit, prefix, index)
+            if match is not None:
+                other, score = match
+                flagged.add(unit.fact.order)
+                yield fact_finding(
+                    "near_duplicate", unit.fact,
+                    f"restates {other.where} {quote(other.claim)!r} in other words (shared words {score:.2f})",
+                    related=[other], confidence=score,
+                )
+        for word in prefix:
+            bucket = index.setdefault(word, [])
+            if len(bucket) < BUCKET_LIMIT:
+                bucket.append(unit)
+
+
+def _units(fact: Fact) -> list[_Unit]:
+    if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
+        return []
+    found = []
+    for sentence in _SENTENCE.split(fact.claim):
+        words = content_words(normalize_claim(sentence))
         if len(words) < MIN_RESTATED_WORDS:
             continue
-        keys = set_deletion_keys(words)
-        match = _restated(ctx, fact, words, keys, seen)
-        if match is not None:
-            other, score = match
-            yield fact_finding(
-                "near_duplicate", fact,
-                f"restates {other.where} {quote(other.claim)!r} in other words (shared words {score:.2f})",
-                related=[other], confidence=score,
-            )
-            continue
-        for key in keys:
-            bucket = seen.setdefault(key, [])
-            if len(bucket) < BUCKET_LIMIT:
-                bucket.append((fact, words))
+        labelled = _LABEL.match(sentence)
+        label = content_words(normalize_claim(labelled["label"])) if labelled else frozenset()
+        value = content_words(normalize_claim(labelled["value"])) if labelled else words
+        found.append(_Unit(fact, words, label, value))
+    return found
 
 
 def _restated(
-    ctx: Context, fact: Fact, words: frozenset[str], keys: Sequence[Key],
-    seen: dict[Key, list[tuple[Fact, frozenset[str]]]],
+    ctx: Context, unit: _Unit, prefix: Sequence[str], index: dict[str, list[_Unit]],
 ) -> tuple[Fact, float] | None:
-    for key in keys:
-        for other, other_words in seen.get(key, ()):
-            score = len(words & other_words) / len(words | other_words)
-            if score >= RESTATED and fact.status == other.status and _digits(ctx, fact) == _digits(ctx, other) \
-                    and not _repeated_event(fact, other):
-                return other, score
+    fact = unit.fact
+    seen: set[int] = set()
+    for word in prefix:
+        for other in index.get(word, ()):
+            if other.fact is fact or id(other) in seen:
+                continue
+            seen.add(id(other))
+            a, b = (unit.value, other.value) if unit.label and unit.label == other.label else (unit.words, other.words)
+            score = len(a & b) / len(a | b) if a | b else 0.0
+            if score >= RESTATED and fact.status == other.fact.status \
+                    and _digits(ctx, fact) == _digits(ctx, other.fact) and not _repeated_event(fact, other.fact):
+                return other.fact, score
     return None
 
 
@@ -149,13 +193,6 @@ def deletion_keys(words: Sequence[str]) -> list[Key]:
         deletions.append((n - 1, (prefix[k] * power + suffix) % _MOD))
         suffix, power = (codes[k] * power + suffix) % _MOD, power * _BASE % _MOD
     return [(n, prefix[n])] + deletions[::-1]
-
-
-def set_deletion_keys(words: frozenset[str]) -> list[Key]:
-    """The set and each set less one word, as sums of word hashes (order-free), in set order."""
-    codes = [hash(w) % _MOD for w in words]
-    total = sum(codes) % _MOD
-    return [(len(codes), total)] + [(len(codes) - 1, (total - code) % _MOD) for code in codes]
 
 
 @lru_cache(maxsize=65536)

@@ -9,9 +9,11 @@ from typing import Protocol
 
 from memory_autopsy.engine import (
     blocks,
+    deprecated,
     duplicates,
     hygiene,
     numeric,
+    pins,
     reachability,
     slots,
     status,
@@ -20,6 +22,7 @@ from memory_autopsy.engine import (
 from memory_autopsy.engine.context import Context
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.normalize import entity_form
+from memory_autopsy.rules import rule_of
 from memory_autopsy.settings import Settings
 
 
@@ -61,9 +64,11 @@ def lint_store(
     found += slots.find(ctx, {flagged for flagged, _ in pairs})
     found += status.find(ctx)
     found += numeric.find(ctx)
+    found += deprecated.find(ctx)
+    found += pins.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if store.files:
-        reach = reachability.analyse(store)
+        reach = reachability.analyse(store, settings.budgets)
         found += reachability.find(store, facts, reach)
         found = reachability.escalate(found, facts, reach)
     if extra_layer is not None:
@@ -90,10 +95,15 @@ def sort_key(finding: Finding) -> tuple[str, int, str, str]:
     return (finding.path, finding.line, finding.rule, finding.fingerprint)
 
 
+def _named(names: tuple[str, ...]) -> frozenset[str]:
+    """The rules an ignore comment names, by name or code (`MA101`); `*` and `all` as written."""
+    return frozenset(rule_of(name) or name for name in names)
+
+
 def _apply_settings(
     found: Iterable[Finding], settings: Settings, ctx: Context
 ) -> tuple[list[Finding], int]:
-    by_line = {(f.path, f.line): f.suppress for f in ctx.facts if f.suppress}
+    by_line = {(f.path, f.line): _named(f.suppress) for f in ctx.facts if f.suppress}
     kept: list[Finding] = []
     suppressed = 0
     for finding in found:

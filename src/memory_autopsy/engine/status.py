@@ -10,6 +10,7 @@ a done mark is the stronger statement. Candidates come from an index of words: l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -78,6 +79,20 @@ class _Index:
             if shared >= CONTAINED * len(words) and shared >= COVERED * len(self.words[i])
             and self.done[i] is not task
         ]
+        return _newest(found) if found else self._by_title(task)
+
+    def _by_title(self, task: Fact) -> Fact | None:
+        """"Implement Config Flow (Phase 1: setup) based on plan.md" is the task "Config Flow":
+        done evidence whose own title names the same thing matches, however long the details."""
+        title = title_words(task.claim, self.lexicon)
+        if len(title) < MIN_WORDS:
+            return None
+        found = []
+        for i in {i for word in title for i in self.by_word.get(word, ())[: COMMON + 1]}:
+            other = title_words(self.done[i].claim, self.lexicon)
+            shared = len(title & other)
+            if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self.done[i] is not task:
+                found.append(self.done[i])
         return _newest(found) if found else None
 
 
@@ -100,7 +115,25 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
         words.add(stem(token))
-    return frozenset(words) - {stem(w) for w in lexicon.status_words if " " not in w}
+    words -= _status_stems(lexicon)
+    # "phase" as "phases" reads ("phas"), "file" as "files"
+    return frozenset(w[:-1] if w.endswith("e") and len(w) > 3 else w for w in words)
+
+
+_BOX = re.compile(r"\s*\[[ xX]?\]\s*")
+_TITLE_END = re.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
+
+
+@lru_cache(maxsize=65536)
+def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
+    """The task words of the claim's title: the text before its details (a colon, a
+    parenthesis, a dash, "based on …")."""
+    return task_words(_TITLE_END.split(_BOX.sub("", claim, count=1), maxsplit=1)[0], lexicon)
+
+
+@lru_cache(maxsize=8)
+def _status_stems(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(stem(w) for w in lexicon.status_words if " " not in w)
 
 
 def _finding(task: Fact, evidence: Fact) -> Finding:

@@ -29,6 +29,7 @@ class Lexicon:
     not_events: frozenset[str]
     label_stoplist: frozenset[str]
     sentence_min_words: int = 3
+    deprecation_words: frozenset[str] = frozenset()  # "DEPRECATED: moved to …" opens a retired file
 
     def extended(
         self,
@@ -82,4 +83,5 @@ def default_lexicon() -> Lexicon:
         not_events=folded("not_events"),
         label_stoplist=folded("label_stoplist"),
         sentence_min_words=int(merged.get("sentence_min_words", 3)),
+        deprecation_words=folded("deprecation_words"),
     )

@@ -1,0 +1,91 @@
+"""Layer 2b: a memory that still sends the agent to a retired memory.
+
+A file retires itself in its opening lines ("**DEPRECATED**: This memory has been moved to
+project/overview.md", "This file was superseded by …"). Any other file of the store that still
+names it (by its file name or stem as a whole word, or by a link) points the agent at knowledge
+its own author withdrew: each such line is `stale`, naming the retirement notice. A line that
+itself says the target is deprecated is the index doing its job and stays quiet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from memory_autopsy.engine.context import Context
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import fold
+
+NOTICE_LINES = 20  # a retirement notice opens the file (after its front matter and title)
+MIN_STEM = 6  # shorter stems ("notes", "todo") are ordinary words
+_RETIRED_FILE = re.compile(
+    r"^this (?:memory|file|note|document|page|doc)\b.{0,20}?\b(?:has been|have been|was|is|are)\s+(?P<word>\w+)"
+)
+_WORD = re.compile(r"[\w.-]+", re.UNICODE)
+
+
+def find(ctx: Context) -> Iterator[Finding]:
+    notices = _notices(ctx.active, ctx.lexicon)
+    if not notices:
+        return
+    names: dict[str, Fact] = {}
+    for path, retired in notices.items():
+        pure = PurePosixPath(path)
+        for name in {pure.name.casefold(), pure.stem.casefold()}:
+            if len(name) >= MIN_STEM or "_" in name or "-" in name:
+                names[name] = retired
+    seen: set[tuple[str, int]] = set()
+    for fact in ctx.active:
+        if fact.path in notices or fact.valid_to or (fact.path, fact.line) in seen:
+            continue
+        words = _WORD.findall(fold(fact.claim))
+        if any(w.strip(".") in ctx.lexicon.deprecation_words for w in words):
+            continue  # "project_overview (deprecated)": the index already says so
+        named = next((names[w] for w in _candidates(words) if w in names), None)
+        if named is None or named.path == fact.path:
+            continue
+        notice = named
+        seen.add((fact.path, fact.line))
+        yield fact_finding(
+            "stale", fact,
+            f"names {PurePosixPath(notice.path).name}, which retired itself at {notice.where} "
+            f"({quote(notice.claim)!r})",
+            related=[notice],
+        )
+
+
+def _candidates(words: list[str]) -> Iterator[str]:
+    for word in words:
+        word = word.strip(".")
+        yield word
+        if "/" not in word and word.endswith((".md", ".mdc")):
+            yield word.rsplit(".", 1)[0]
+
+
+def _notices(facts: tuple[Fact, ...] | list[Fact], lexicon: Lexicon) -> dict[str, Fact]:
+    """Per file, the fact that retires it, when one of its opening lines does."""
+    first_line: dict[str, int] = {}
+    for fact in facts:
+        first_line[fact.path] = min(first_line.get(fact.path, fact.line), fact.line)
+    found: dict[str, Fact] = {}
+    for fact in facts:
+        if fact.path in found or fact.line > first_line[fact.path] + NOTICE_LINES:
+            continue
+        if is_notice(fact.claim, lexicon):
+            found[fact.path] = fact
+    return found
+
+
+def is_notice(claim: str, lexicon: Lexicon) -> bool:
+    """"DEPRECATED: …" / "Obsolete - see …" / "This memory has been moved to …"."""
+    text = fold(claim).strip(" *_>#")
+    head, sep, _ = text.partition(":")
+    if not sep:
+        head, sep, _ = text.partition(" - ")
+    if sep and head.strip(" *_") in lexicon.deprecation_words:
+        return True
+    match = _RETIRED_FILE.match(text)
+    return match is not None and match["word"] in lexicon.deprecation_words
