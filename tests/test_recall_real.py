@@ -129,3 +129,28 @@ def test_a_done_item_that_only_shares_the_subject_is_no_evidence(tmp_path: Path)
         "decisionLog.md": "## [2026-04-02] Tests\n- Fixed config flow test imports for the options step.\n",
     })
     assert findings(root, "status_conflict") == []
+
+
+def test_a_guideline_using_a_replaced_tool_is_a_likely_conflict(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "workflow.mdc": "# Content\n- Use `kk lint` to validate content\n- Use `cargo test` before a push\n",
+        "memories.mdc": "# Learned\n- Use `cargo run --` to run krik instead of relying on `kk` on the PATH\n",
+    })
+    found = findings(root, "likely_conflict")
+    assert [(name, line) for name, line, _ in found] == [("workflow.mdc", 2)]
+    assert "memories.mdc:2 replaces it" in found[0][2]
+
+
+def test_a_preference_without_a_tool_replaced_stays_quiet(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "models.md": "# Models\n- Set casts in a `casts()` method rather than the `$casts` property\n"
+                     "- Use $casts only in legacy models\n",
+    })
+    assert findings(root, "likely_conflict") == []
+
+
+def test_lines_opened_by_a_status_mark_are_items_of_their_own(tmp_path: Path) -> None:
+    (tmp_path / "progress.md").write_text(
+        "FINAL DELIVERABLES:\n✅ Complete agent pipeline\n✅ Streamlit web interface\n", encoding="utf-8")
+    facts = lint([str(tmp_path)]).facts
+    assert [(f.line, f.status) for f in facts if "✅" in f.claim] == [(2, "done"), (3, "done")]

@@ -76,8 +76,10 @@ RULES: tuple[Rule, ...] = (
           'billing-store: tool = "PostgreSQL 14" ; valid_to=2026-06-02 -- 2026-01-05\n- billing-store: uses MySQL 8 (2026-06-02)'),
     _rule("likely_conflict", "2c", Severity.REVIEW, "Two prose claims probably disagree; nothing proves it.",
           """A pair of claims with prose evidence only and no observation order probably disagrees
-          (same slot read from a verb frame, different value). It carries a reason and a composite
-          confidence. It is a review item: never a verdict, never auto-fixed, never a block on admit.""",
+          (same slot read from a verb frame, different value), or a guideline still uses a tool
+          another rule replaced ("Use kk lint" beside "use cargo run instead of relying on kk").
+          It carries a reason and a composite confidence. It is a review item: never a verdict,
+          never auto-fixed, never a block on admit.""",
           "- billing: uses PostgreSQL\n- billing: uses MySQL",
           'billing: tool = "MySQL" -- 2026-06-02 (source: infra-doc)'),
     _rule("stale", "2b", Severity.WARNING, "A versioned value was superseded by a later observation.",

@@ -127,8 +127,7 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     index: dict[str, list[_Unit]] = {}
     flagged: set[int] = set()
     for unit in units:
-        ordered = sorted(unit.words, key=lambda w: (df[w], w))
-        prefix = ordered[: len(ordered) - math.ceil(RESTATED * len(ordered)) + 1]
+        prefix = _prefix(unit.words, df)  # under one label, values alike make all words alike
         if unit.fact.order not in flagged:
             match = _restated(ctx, unit, prefix, index)
             if match is not None:
@@ -143,6 +142,12 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
             bucket = index.setdefault(word, [])
             if len(bucket) < BUCKET_LIMIT:
                 bucket.append(unit)
+
+
+def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
+    """The rarest words: two sets at Jaccard >= RESTATED share one of their prefixes."""
+    ordered = sorted(words, key=lambda w: (df.get(w, 0), w))
+    return ordered[: len(ordered) - math.ceil(RESTATED * len(ordered)) + 1]
 
 
 def _units(fact: Fact) -> list[_Unit]:
@@ -170,12 +175,25 @@ def _restated(
             if other.fact is fact or id(other) in seen:
                 continue
             seen.add(id(other))
-            a, b = (unit.value, other.value) if unit.label and unit.label == other.label else (unit.words, other.words)
-            score = len(a & b) / len(a | b) if a | b else 0.0
+            score = _similarity(unit, other)
             if score >= RESTATED and fact.status == other.fact.status \
                     and _digits(ctx, fact) == _digits(ctx, other.fact) and not _repeated_event(fact, other.fact):
                 return other.fact, score
     return None
+
+
+def _similarity(a: _Unit, b: _Unit) -> float:
+    """Shared content words (Jaccard). Under one label only the values count ("Git repo: x" and
+    "Git repo: y" differ). Under two labels the labels count too: a label is often the subject
+    ("Comments in code: English only" and "Blog content: English only" are two rules)."""
+    if a.label and a.label == b.label:
+        return _jaccard(a.value, b.value)
+    return _jaccard(a.words, b.words)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
 
 
 def deletion_keys(words: Sequence[str]) -> list[Key]:

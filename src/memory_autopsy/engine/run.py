@@ -12,6 +12,7 @@ from memory_autopsy.engine import (
     deprecated,
     duplicates,
     hygiene,
+    instead,
     numeric,
     pins,
     reachability,
@@ -66,6 +67,7 @@ def lint_store(
     found += numeric.find(ctx)
     found += deprecated.find(ctx)
     found += pins.find(ctx)
+    found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if store.files:
         reach = reachability.analyse(store, settings.budgets)
