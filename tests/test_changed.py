@@ -1,4 +1,6 @@
-"""Changed files: the whole scope is context, only findings touching a changed file are reported."""
+"""Changed files: the whole scope is context, only findings touching a changed file are reported.
+
+The memory lives in `memory/`, a known memory location: the default scope (no rule file)."""
 
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ CLEAN = "- dns: runs on Route53 (2026-02-01) (source: ops)\n"
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     git(tmp_path, "init", "-q")
-    write(tmp_path / "old.md", OLD)
-    write(tmp_path / "legacy.md", LEGACY)
+    write(tmp_path / "memory" / "old.md", OLD)
+    write(tmp_path / "memory" / "legacy.md", LEGACY)
     write(tmp_path / "README.txt", "not memory\n")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "base")
@@ -34,18 +36,18 @@ def paths_of(out: str) -> list[tuple[str, str]]:
 
 
 def test_hook_catches_a_new_fact_contradicting_an_untouched_file(repo: Path) -> None:
-    write(repo / "new.md", NEW)
-    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    write(repo / "memory" / "new.md", NEW)
+    result = run_cli("hook", "memory/new.md", "--json", cwd=repo)
     assert result.code == 1
-    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+    assert paths_of(result.out) == [("memory/old.md", "contradicted_implicit")]
 
 
 def test_hook_does_not_dump_old_problems_on_the_author(repo: Path) -> None:
-    write(repo / "new.md", CLEAN)
-    result = run_cli("hook", "new.md", cwd=repo)
+    write(repo / "memory" / "new.md", CLEAN)
+    result = run_cli("hook", "memory/new.md", cwd=repo)
     assert result.code == 0, result.out
     assert "legacy.md" not in result.out
-    assert run_cli("hook", "legacy.md", "--fail-on", "info", cwd=repo).code == 1  # touching it is
+    assert run_cli("hook", "memory/legacy.md", "--fail-on", "info", cwd=repo).code == 1  # touching it is
 
 
 def test_hook_ignores_files_that_are_not_memory(repo: Path) -> None:
@@ -54,70 +56,70 @@ def test_hook_ignores_files_that_are_not_memory(repo: Path) -> None:
 
 
 def test_hook_honours_include_globs(repo: Path) -> None:
-    write(repo / "memory-autopsy.toml", 'include = ["memory/**"]\n')
-    write(repo / "memory" / "a.md", NEW)
-    write(repo / "notes" / "b.md", LEGACY)
-    assert run_cli("hook", "memory/a.md", cwd=repo).code == 0  # old.md is not memory now
-    assert run_cli("hook", "notes/b.md", cwd=repo).code == 0   # not memory at all
-    write(repo / "memory" / "old.md", OLD)
-    assert run_cli("hook", "memory/a.md", cwd=repo).code == 1
+    write(repo / "memory-autopsy.toml", 'include = ["notes/**"]\n')
+    write(repo / "notes" / "a.md", NEW)
+    write(repo / "other" / "b.md", LEGACY)
+    assert run_cli("hook", "notes/a.md", cwd=repo).code == 0  # memory/old.md is not memory now
+    assert run_cli("hook", "other/b.md", cwd=repo).code == 0  # not memory at all
+    write(repo / "notes" / "old.md", OLD)
+    assert run_cli("hook", "notes/a.md", cwd=repo).code == 1
 
 
 def test_default_scope_skips_dot_folders_unless_included(repo: Path) -> None:
-    (repo / "old.md").unlink()
+    (repo / "memory" / "old.md").unlink()
     write(repo / ".notes" / "memory.md", OLD)
-    write(repo / "new.md", NEW)
-    assert run_cli("hook", "new.md", cwd=repo).code == 0
-    write(repo / "memory-autopsy.toml", 'include = ["*.md", ".notes/**/*.md"]\n')
-    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    write(repo / "memory" / "new.md", NEW)
+    assert run_cli("hook", "memory/new.md", cwd=repo).code == 0
+    write(repo / "memory-autopsy.toml", 'include = ["memory/*.md", ".notes/**/*.md"]\n')
+    result = run_cli("hook", "memory/new.md", "--json", cwd=repo)
     assert result.code == 1 and paths_of(result.out) == [(".notes/memory.md", "contradicted_implicit")]
 
 
 def test_default_scope_reads_memory_dot_folders(repo: Path) -> None:
-    (repo / "old.md").unlink()
+    (repo / "memory" / "old.md").unlink()
     write(repo / ".claude" / "memory" / "MEMORY.md", OLD)
-    write(repo / "new.md", NEW)
-    result = run_cli("hook", "new.md", "--json", cwd=repo)
+    write(repo / "memory" / "new.md", NEW)
+    result = run_cli("hook", "memory/new.md", "--json", cwd=repo)
     assert result.code == 1
     assert paths_of(result.out) == [(".claude/memory/MEMORY.md", "contradicted_implicit")]
 
 
 def test_hook_context_option(repo: Path) -> None:
-    write(repo / "ctx" / "new.md", NEW)
-    assert run_cli("hook", "ctx/new.md", "--context", "ctx", cwd=repo).code == 0
-    assert run_cli("hook", "ctx/new.md", cwd=repo).code == 1
+    write(repo / "memory" / "ctx" / "new.md", NEW)
+    assert run_cli("hook", "memory/ctx/new.md", "--context", "memory/ctx", cwd=repo).code == 0
+    assert run_cli("hook", "memory/ctx/new.md", cwd=repo).code == 1
 
 
 def test_hook_honours_the_baseline(repo: Path) -> None:
-    write(repo / "new.md", NEW)
+    write(repo / "memory" / "new.md", NEW)
     assert run_cli("baseline", cwd=repo).code == 0
-    assert run_cli("hook", "new.md", cwd=repo).code == 0
-    assert run_cli("hook", "legacy.md", cwd=repo).code == 0
+    assert run_cli("hook", "memory/new.md", cwd=repo).code == 0
+    assert run_cli("hook", "memory/legacy.md", cwd=repo).code == 0
 
 
 def test_scan_changed_since_uses_the_configured_scope(repo: Path) -> None:
-    write(repo / "new.md", NEW)  # untracked counts as changed
+    write(repo / "memory" / "new.md", NEW)  # untracked counts as changed
     result = run_cli("scan", "--changed-since", "HEAD", "--json", cwd=repo)
-    assert result.code == 1 and paths_of(result.out) == [("old.md", "contradicted_implicit")]
-    git(repo, "add", "new.md")
+    assert result.code == 1 and paths_of(result.out) == [("memory/old.md", "contradicted_implicit")]
+    git(repo, "add", "memory/new.md")
     git(repo, "commit", "-qm", "pr")
     result = run_cli("scan", "--changed-since", "HEAD~1", "--json", cwd=repo)
-    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+    assert paths_of(result.out) == [("memory/old.md", "contradicted_implicit")]
     assert run_cli("scan", "--changed-since", "HEAD", cwd=repo).code == 0
 
 
 def test_changed_since_a_branch_uses_the_merge_base(repo: Path) -> None:
     git(repo, "checkout", "-qb", "feature")
-    write(repo / "new.md", NEW)
-    git(repo, "add", "new.md")
+    write(repo / "memory" / "new.md", NEW)
+    git(repo, "add", "memory/new.md")
     git(repo, "commit", "-qm", "feature")
     git(repo, "checkout", "-q", "main")
-    write(repo / "main-only.md", LEGACY.replace("cache-tier", "queue"))
-    git(repo, "add", "main-only.md")
+    write(repo / "memory" / "main-only.md", LEGACY.replace("cache-tier", "queue"))
+    git(repo, "add", "memory/main-only.md")
     git(repo, "commit", "-qm", "main moves on")
     git(repo, "checkout", "-q", "feature")
     result = run_cli("scan", ".", "--changed-since", "main", "--json", cwd=repo)
-    assert paths_of(result.out) == [("old.md", "contradicted_implicit")]
+    assert paths_of(result.out) == [("memory/old.md", "contradicted_implicit")]
 
 
 def test_changed_since_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -134,14 +136,14 @@ def test_changed_paths_from_a_subfolder(repo: Path) -> None:
     result = run_cli("scan", ".", "--changed-since", "HEAD", "--json", "--isolated", cwd=repo / "sub")
     assert result.code == 0  # old.md is outside the context named from sub/
     result = run_cli("scan", "..", "--changed-since", "HEAD", "--json", cwd=repo / "sub")
-    assert paths_of(result.out) == [("../old.md", "contradicted_implicit")]
+    assert paths_of(result.out) == [("../memory/old.md", "contradicted_implicit")]
 
 
 def test_hook_hints_how_to_accept_and_counts_the_baselined(repo: Path) -> None:
-    write(repo / "new.md", NEW)
-    result = run_cli("hook", "new.md", cwd=repo)
+    write(repo / "memory" / "new.md", NEW)
+    result = run_cli("hook", "memory/new.md", cwd=repo)
     assert result.code == 1 and "memory-autopsy baseline" in result.err and "ignore RULE" in result.err
     assert "== 1 finding (" in result.out  # one finding, not "1 findings"
     assert run_cli("baseline", cwd=repo).code == 0
-    accepted = run_cli("hook", "new.md", cwd=repo)
+    accepted = run_cli("hook", "memory/new.md", cwd=repo)
     assert accepted.code == 0 and "no new findings" in accepted.out and "1 baselined" in accepted.out

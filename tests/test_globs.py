@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from memory_autopsy.selection import selected
+from memory_autopsy.selection import matches, selected
 
 
 @pytest.mark.parametrize(
@@ -27,3 +29,48 @@ def test_gitignore_style_globs(pattern: str, path: str, expected: bool) -> None:
 def test_exclude_uses_the_same_reading() -> None:
     assert not selected("memory/archive/old.md", ["memory/**/*.md"], ["memory/**/archive/*.md"])
     assert not selected("memory/archive/x.md", ["memory/**"], ["memory/archive/**"])
+
+
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("memory/*.md", "memory/notes.md", True),
+        ("memory/*.md", "memory/a/notes.md", False),  # `*` stays within one folder
+        ("memory/*.md", "x/memory/notes.md", False),  # a slash anchors at the rule file's folder
+        ("/notes.md", "x/notes.md", False),
+        ("notes.md", "x/notes.md", True),  # no slash: any depth
+        ("memory", "memory/a/notes.md", True),  # a folder matched: everything under it
+        ("memory/", "memory/notes.md", True),
+        ("memory/", "memory", False),  # a trailing slash names a folder, not a file
+        ("docs/**", "docs", False),
+        ("./memory/*.md", "memory/notes.md", True),
+        ("\\*.md", "*.md", True),  # a backslash escapes
+        ("\\*.md", "notes.md", False),
+        ("m?mory/[a-m]*.md", "memory/notes.md", False),
+        ("m?mory/[a-n]*.md", "memory/notes.md", True),
+    ],
+)
+def test_gitignore_anchoring_and_folders(pattern: str, path: str, expected: bool) -> None:
+    assert selected(path, [pattern], []) is expected
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pathspec 1.x renamed gitwildmatch
+def test_same_answers_as_pathspec_gitwildmatch() -> None:
+    """Differential: random well-formed patterns give pathspec's answer (pathspec is the
+    reference the issue names; we do not use it, its regex backtracks on `a*a*a*…b`)."""
+    pathspec = pytest.importorskip("pathspec")
+    rng = random.Random(12)
+    tokens = ["a", "b", "*", "?", "**", "/", ".md", "[ab]", "x", "/**/", "**/"]
+    names = ["a", "b", "ab", "x.md", "a.md", "b.md", ".a"]
+    checked = 0
+    for _ in range(3000):
+        pattern = "".join(rng.choice(tokens) for _ in range(rng.randint(1, 6)))
+        segments = pattern.split("/")
+        if "//" in pattern or not pattern.strip("/") or any("**" in s and s != "**" for s in segments):
+            continue  # empty segments, and `**` inside a name, where pathspec departs from git
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+        for _ in range(5):
+            path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
+            assert matches(path, pattern) is spec.match_file(path), (pattern, path)
+            checked += 1
+    assert checked > 5000

@@ -93,11 +93,11 @@ def test_try_repo_fails_on_a_contradiction_and_passes_once_baselined(tmp_path: P
     project = tmp_path / "project"
     project.mkdir()
     git(project, "init", "-q")
-    write(project / "old.md", OLD)
+    write(project / "memory" / "old.md", OLD)  # memory/: a known memory location (default scope)
     git(project, "add", "-A")
     git(project, "commit", "-qm", "base")
-    write(project / "new.md", NEW)
-    git(project, "add", "new.md")
+    write(project / "memory" / "new.md", NEW)
+    git(project, "add", "memory/new.md")
 
     def try_repo() -> subprocess.CompletedProcess[str]:
         return subprocess.run([*command, "try-repo", str(source), "memory-autopsy"], cwd=project,

@@ -17,7 +17,9 @@ def _lint(args: argparse.Namespace, settings: Settings) -> Report:
     from memory_autopsy.api import lint
 
     if args.paths:
-        report = lint(list(args.paths), settings)
+        from memory_autopsy.commands.common import lint_inputs
+
+        report = lint(lint_inputs(args, list(args.paths), settings), settings)
         if not report.paths:
             raise UsageError("no readable input files among: " + ", ".join(args.paths))
         return report

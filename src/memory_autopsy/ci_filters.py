@@ -81,9 +81,12 @@ def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) 
 
 
 def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:
-    """The configured scope, the context of `scan --changed-since REF` given no PATH."""
-    from memory_autopsy.changed import scope_files, scope_root
+    """The scope (the rule file's, else the default), what `baseline` records given no PATH."""
     from memory_autopsy.config import locate
+    from memory_autopsy.scope import scope_files, scope_root, stderr_warning
 
     config_file = locate(getattr(args, "config", None), isolated=getattr(args, "isolated", False))
-    return scope_files(settings, scope_root(config_file))
+    files = scope_files(settings, scope_root(config_file))
+    if not files:
+        stderr_warning("no memory files in scope (see `include` in the rule file, or name PATHs)")
+    return files

@@ -1,28 +1,62 @@
-"""Which files count as memory: include/exclude globs from the rule file."""
+"""Which files count as memory: include/exclude globs, read as gitignore reads them.
+
+A pattern with no slash but a trailing one matches a name at any depth (`*.md`, `CLAUDE.md`);
+one with a slash is anchored at the rule file's folder (`memory/*.md`); `*`, `?` and `[…]` stay
+within one folder; `**` spans any number of folders, none included (`memory/**/*.md` matches
+`memory/notes.md`); a trailing `/` names a folder; a pattern that matches a folder matches
+everything under it; `\\` escapes the next character.
+
+pathspec does the same with one regular expression per pattern, and that expression backtracks
+catastrophically on `a*a*a*…b`. Here a pattern is walked one path segment at a time and each
+segment is matched with `fnmatch` (whose translation never backtracks catastrophically), so a
+match costs at most (pattern segments × path segments) segment matches.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from fnmatch import fnmatch
 from functools import lru_cache
-from pathlib import PurePosixPath
+from typing import NamedTuple
 
-_LEADING_ANY_DIRS = re.compile(r"^(?:\*\*/)+")
+ANY = "**"
+_SPECIAL = frozenset("*?[]\\")
+
+
+class Glob(NamedTuple):
+    segments: tuple[str, ...]
+    folder_only: bool  # a trailing `/`: only what lies under a matching folder
 
 
 @lru_cache(maxsize=256)
-def _forms(pattern: str) -> tuple[str, ...]:
-    """The pattern with any run of leading `**/` read as one, and without it.
+def compile_glob(pattern: str) -> Glob:
+    text = pattern.removeprefix("./")
+    folder_only = text.endswith("/")
+    anchored = "/" in text.rstrip("/")
+    text = _literal_brackets(_escaped(text.strip("/")))
+    segments: list[str] = [] if anchored else [ANY]
+    for segment in text.split("/"):
+        if segment and not (segment == ANY and segments[-1:] == [ANY]):
+            segments.append(segment)  # `**/**` means what `**` means
+    if len(segments) > 1 and segments[-1] == ANY:
+        folder_only = False  # `dir/**/` reads as `dir/**`, as in pathspec
+    return Glob(tuple(segments), folder_only)
 
-    `**/` matches zero or more folders, so `**/**/x` means what `**/x` means; walking a run of
-    2,000 of them one at a time was quadratic (and recursed past Python's limit).
-    """
-    pattern = _literal_brackets(pattern)
-    anchored = _LEADING_ANY_DIRS.sub("", pattern)
-    if anchored == pattern:
-        return (pattern,)
-    return tuple(form for form in ("**/" + anchored, anchored) if form)
+
+def _escaped(pattern: str) -> str:
+    r"""`\*` and friends written as one-character classes (`[*]`), which fnmatch reads literally;
+    any other escaped character is itself."""
+    if "\\" not in pattern:
+        return pattern
+    pieces: list[str] = []
+    chars = iter(pattern)
+    for char in chars:
+        if char == "\\":
+            char = next(chars, "\\")
+            pieces.append(f"[{char}]" if char in _SPECIAL else char)
+        else:
+            pieces.append(char)
+    return "".join(pieces)
 
 
 def _literal_brackets(pattern: str) -> str:
@@ -59,45 +93,46 @@ def _class_ends(pattern: str) -> list[int]:
     return ends
 
 
-MAX_EXPANDED = 4  # `/**/` occurrences expanded one by one; past that, all or none
+def _reach(segments: tuple[str, ...], parts: Sequence[str]) -> set[int]:
+    """How many path segments the pattern can consume, every way it can match a prefix."""
+    if sum(segment != ANY for segment in segments) > len(parts):
+        return set()  # every other segment consumes exactly one path segment
+    reach = {0}
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment == ANY:  # a trailing `**` is "everything inside": at least one segment
+            reach = set(range(min(reach) + (index == last and index > 0), len(parts) + 1))
+        else:
+            reach = {j + 1 for j in reach if j < len(parts) and fnmatch(parts[j], segment)}
+        if not reach:
+            break
+    return reach
 
 
-@lru_cache(maxsize=256)
-def _zero_dirs(pattern: str) -> tuple[str, ...]:
-    """As in gitignore, `/**/` matches zero or more folders: `memory/**/*.md` matches
-    `memory/notes.md`. fnmatch's `*` already spans folders; what it lacks is the zero case."""
-    parts = pattern.split("/**/")
-    if len(parts) == 1:
-        return (pattern,)
-    if len(parts) - 1 > MAX_EXPANDED:
-        return (pattern, "/".join(parts))
-    forms = [parts[0]]
-    for part in parts[1:]:
-        forms = [f + sep + part for f in forms for sep in ("/**/", "/")]
-    return tuple(forms)
-
-
-def _matches(path: str, pattern: str) -> bool:
-    """`fnmatch` (its translation never backtracks catastrophically) or `PurePath.match`
-    (one segment at a time); `dir/**` also matches everything under `dir`."""
-    forms = tuple(z for form in _forms(pattern) for z in _zero_dirs(form))
-    pure = PurePosixPath(path)
-    if any(pure.match(form) or fnmatch(path, form) for form in forms):
+def matches(path: str, pattern: str) -> bool:
+    """Whether one gitignore-style pattern matches a file's root-relative path."""
+    glob = compile_glob(pattern)
+    if not glob.segments:
+        return False
+    parts = [part for part in path.split("/") if part and part != "."]
+    reach = _reach(glob.segments, parts)
+    if not glob.folder_only and len(parts) in reach:
         return True
-    anchored = forms[-1]
-    if anchored.endswith("/**"):
-        prefix = anchored[:-3].rstrip("/")
-        return path == prefix or path.startswith(prefix + "/")
-    return False
+    return any(0 < j < len(parts) for j in reach)  # the pattern names a folder the file is in
 
 
 def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
     """True when the path is in scope: matches an include (if any) and no exclude."""
     path = path.removeprefix("./")
-    if include and not any(_matches(path, p) for p in include):
+    if include and not any(matches(path, p) for p in include):
         return False
-    return not any(_matches(path, p) for p in exclude)
+    return not any(matches(path, p) for p in exclude)
 
 
 def filter_paths(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str]) -> list[str]:
     return [p for p in paths if selected(p, include, exclude)]
+
+
+def unmatched(patterns: Sequence[str], paths: Sequence[str]) -> list[str]:
+    """The patterns that match none of the paths (a typo, or a folder that moved)."""
+    return [p for p in dict.fromkeys(patterns) if not any(matches(path, p) for path in paths)]

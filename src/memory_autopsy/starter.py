@@ -11,8 +11,8 @@ STARTER = """\
 # memory-autopsy rule file. Every key is documented in memory-autopsy.toml.example;
 # an unknown key or a bad value is an error (exit 2) naming the key.
 
-# Which files are memory, relative to this file's folder. Without include, every
-# .md/.markdown/.json/.jsonl file of the repository is (dot-folders skipped).
+# Which files are memory, gitignore-style globs relative to this file's folder. Without
+# include, the known memory locations (CLAUDE.md, AGENTS.md, memory-bank/, memory/, …) are.
 # include = ["memory/**/*.md", "memory/**/*.jsonl", ".claude/**/*.md"]
 exclude = ["README.md", "CHANGELOG.md", "docs/**", "node_modules/**", "package*.json"]
 

@@ -55,6 +55,7 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                     help="in a pull request, report only findings touching its files (default)")
     ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
     ci.add_argument("--format", choices=("github", "text", "json"), default="github")
+    ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
     _settings_options(ci)
     ci.set_defaults(handler=run_ci)
 

@@ -7,9 +7,10 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
+from pathlib import Path
 from typing import TextIO
 
 from memory_autopsy.config_schema import MAX_AGE_DAYS
@@ -77,6 +78,38 @@ def exit_code(report: Report, settings: Settings) -> int:
     return 0
 
 
+STDIN = "-"
+
+
+def lint_inputs(args: argparse.Namespace, paths: Sequence[str], settings: Settings) -> list[str]:
+    """The files a lint command reads: the files named (always), the memory files of the
+    folders named, else the scope; paths and globs resolve from the rule file's folder."""
+    from memory_autopsy.config import locate
+    from memory_autopsy.scope import named_files, scope_files, scope_root
+
+    named = [p for p in paths if p != STDIN]
+    stdin = [STDIN] if STDIN in paths else []
+    if paths and not any(os.path.isdir(p) for p in named):
+        return named_files(named, settings, Path.cwd()) + stdin  # files only: no root, no git call
+    root = scope_root(locate(getattr(args, "config", None), isolated=getattr(args, "isolated", False)))
+    if not paths:
+        files = scope_files(settings, root)
+        if not files:
+            raise UsageError("no memory files in scope (" + _scope_hint(settings) + "); name files or folders")
+        return files
+    files = named_files(named, settings, root)
+    if not files and not stdin:
+        raise UsageError("no memory files in: " + ", ".join(named))
+    return files + stdin
+
+
+def _scope_hint(settings: Settings) -> str:
+    if settings.include:
+        return "the rule file's include matches none"
+    return ("no rule file sets `include`, and no file sits in a known memory location "
+            "(the README's \"Which files are memory\")")
+
+
 def require_input(report: Report, paths: list[str]) -> None:
     if not paths:
         raise UsageError("no input: name at least one memory file or folder")
@@ -84,7 +117,8 @@ def require_input(report: Report, paths: list[str]) -> None:
     if missing:  # a typo must fail CI, not pass as an info finding
         raise UsageError("no such file or directory: " + ", ".join(missing))
     if not report.paths:
-        raise UsageError("no readable input files among: " + ", ".join(paths))
+        shown = ", ".join(paths[:5]) + (f" (and {len(paths) - 5} more)" if len(paths) > 5 else "")
+        raise UsageError("no readable input files among: " + shown)
 
 
 def write_output(text: str | Iterable[str], output: str | None, out: TextIO) -> None:

@@ -16,28 +16,40 @@ class Dialect:
     reader: str  # "markdown" | "json" | "jsonl"
     where: str
     reads: str
+    # Where the system keeps memory in a repository (gitignore-style globs, matched without
+    # regard to case): the default scope when no rule file says which files are memory.
+    scope: tuple[str, ...] = ()
 
 
 DIALECTS: tuple[Dialect, ...] = (
     Dialect("claude-code", "Claude Code", "markdown",
             "`CLAUDE.md`, `.claude/**/memory/MEMORY.md` and topic files",
-            "front matter (`name`, `description`, `type`); index link lines are references, not facts"),
+            "front matter (`name`, `description`, `type`); index link lines are references, not facts",
+            ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/MEMORY.md", "**/.claude/**/memory/**")),
     Dialect("memory-bank", "Cline / Roo memory bank", "markdown",
             "`memory-bank/*.md` (`activeContext`, `progress`, `decisionLog`, …)",
-            "`[YYYY-MM-DD HH:MM:SS]` entries, checkboxes, section kinds, `---` entries"),
-    Dialect("serena", "Serena", "markdown", "`.serena/memories/**/*.md`", "front matter, sections"),
+            "`[YYYY-MM-DD HH:MM:SS]` entries, checkboxes, section kinds, `---` entries",
+            ("**/memory-bank/**", "**/.memory-bank/**", "**/.clinerules", "**/.clinerules/**",
+             "**/.windsurfrules")),
+    Dialect("serena", "Serena", "markdown", "`.serena/memories/**/*.md`", "front matter, sections",
+            ("**/.serena/memories/**",)),
     Dialect("cursor-rules", "Cursor rules", "markdown", "`.cursor/rules/*.mdc`",
-            "front matter (`description`, `globs`, `alwaysApply`), rule bullets as guidelines"),
-    Dialect("gemini", "Gemini CLI", "markdown", "`GEMINI.md`", "`## Gemini Added Memories` bullets"),
-    Dialect("agents-md", "AGENTS.md notes", "markdown", "`AGENTS.md`", "sections, bullets, prose"),
+            "front matter (`description`, `globs`, `alwaysApply`), rule bullets as guidelines",
+            ("**/.cursor/rules/**/*.mdc", "**/.cursorrules")),
+    Dialect("gemini", "Gemini CLI", "markdown", "`GEMINI.md`", "`## Gemini Added Memories` bullets",
+            ("**/GEMINI.md",)),
+    Dialect("agents-md", "AGENTS.md notes", "markdown", "`AGENTS.md`", "sections, bullets, prose",
+            ("**/AGENTS.md",)),
     Dialect("daily-log", "Dated daily logs (OpenClaw and others)", "markdown",
-            "`memory/YYYY-MM-DD.md`", "the file name dates every line"),
+            "`memory/YYYY-MM-DD.md`", "the file name dates every line", ("**/memory/**",)),
     Dialect("mcp-graph", "MCP memory server", "json",
             "`memory.jsonl`, `memory.json` (`{entities, relations}`)",
-            "each observation is a fact (`path:line#obs-N`), relations are facts"),
+            "each observation is a fact (`path:line#obs-N`), relations are facts",
+            ("**/memory.jsonl", "**/memory.json")),
     Dialect("mem0", "mem0 export", "json", "`*.json` with `memory`, `created_at`, `updated_at`",
             "`updated_at` over `created_at`, `metadata`"),
-    Dialect("letta", "Letta agent file", "json", "`*.af`", "the memory blocks (`label`, `value`)"),
+    Dialect("letta", "Letta agent file", "json", "`*.af`", "the memory blocks (`label`, `value`)",
+            ("**/*.af",)),
     Dialect("markdown", "Plain markdown notes", "markdown", "`*.md`, `*.markdown`",
             "explicit records, entity claims, sections, bullets"),
     Dialect("json", "JSON / JSONL fact stores", "json", "`*.json`, `*.jsonl`",
@@ -57,6 +69,36 @@ MEMORY_DOT_FOLDERS = frozenset({
     ".claude", ".serena", ".cursor", ".roo", ".cline", ".clinerules", ".gemini", ".windsurf",
     ".kilocode", ".memory", ".memory-bank", ".remember", ".mem0", ".letta", ".agents", ".kiro",
 })
+
+# The default scope, when no rule file lists the memory files: every dialect's locations.
+DEFAULT_SCOPE = tuple(dict.fromkeys(glob for dialect in DIALECTS for glob in dialect.scope))
+NEVER_MEMORY_FOLDERS = ("**/docs/**", "**/node_modules/**")  # left out of the default scope
+# Files that are never memory whatever their suffix: the default scope and folder walks skip
+# them. A project document named on the command line is still read (the user asked for it);
+# a manifest or tool configuration named is a usage error.
+PROJECT_DOCUMENTS = frozenset({"readme", "changelog", "contributing", "code_of_conduct", "license",
+                               "licence"})
+MANIFESTS = frozenset({
+    "package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+    "composer.json", "composer.lock", "tsconfig.json", "jsconfig.json", "deno.json", "deno.jsonc",
+    "bower.json", "lerna.json", "nx.json", "turbo.json", "angular.json", "vercel.json",
+    "renovate.json", "biome.json", ".eslintrc.json", ".prettierrc.json", ".babelrc",
+    "babel.config.json", "pyrightconfig.json", "pyproject.toml", "setup.cfg", "pipfile",
+    "pipfile.lock", "poetry.lock", "uv.lock", "requirements.txt", "cargo.toml", "cargo.lock",
+    "go.mod", "go.sum", "gemfile", "gemfile.lock", "pom.xml", "devcontainer.json",
+    ".devcontainer.json", "settings.json", "settings.local.json", ".mcp.json", "mcp.json",
+    "memory-autopsy.toml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
+})
+
+
+def is_manifest(name: str) -> bool:
+    return name.lower() in MANIFESTS
+
+
+def never_memory(name: str) -> bool:
+    """A package manifest, tool configuration or project document (README, CHANGELOG, …)."""
+    lowered = name.lower()
+    return lowered in MANIFESTS or lowered.split(".", 1)[0] in PROJECT_DOCUMENTS
 
 
 def hidden_folder(name: str) -> bool:

@@ -1,0 +1,202 @@
+"""Which files a run reads: the scope, and the files and folders named on the command line.
+
+The scope is the rule file's `include`/`exclude`, else the default scope: the known memory
+locations of the dialect table (`CLAUDE.md`, `memory-bank/`, `.cursor/rules/*.mdc`, …), never a
+README, a changelog, `docs/` or a package manifest. Globs match paths relative to the scope
+root (the rule file's folder, else the repository root, else the working directory), so
+`cd memory && memory-autopsy scan .` means what the rule file means. Git's ignore rules are
+honoured for the scope and for folders named; a file named is read whatever the scope says,
+unless it is plainly not memory (a manifest, a binary of another type): a usage error.
+
+Every path returned is relative to the working directory with forward slashes, the way the
+engine prints paths.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memory_autopsy.changed import GitError, from_root, git, norm, repo_root
+from memory_autopsy.errors import UsageError
+from memory_autopsy.ingest.dialects import (
+    DEFAULT_SCOPE,
+    NEVER_MEMORY_FOLDERS,
+    hidden_folder,
+    is_manifest,
+    is_memory_file,
+    never_memory,
+)
+from memory_autopsy.selection import selected, unmatched
+from memory_autopsy.settings import Settings
+
+ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
+_DEFAULT_SCOPE = tuple(glob.lower() for glob in DEFAULT_SCOPE)  # matched without regard to case
+Warn = Callable[[str], object]
+
+
+def stderr_warning(message: str) -> None:
+    sys.stderr.write(f"memory-autopsy: warning: {message}\n")
+
+
+def scope_root(config_file: Path | None) -> Path:
+    if config_file is not None:
+        return config_file.resolve().parent
+    return repo_root() or Path.cwd().resolve()
+
+
+def in_scope(path: str, settings: Settings) -> bool:
+    """Whether a root-relative path counts as memory under the rule file (or the default)."""
+    name = path.rsplit("/", 1)[-1]
+    if name in ALWAYS_SKIPPED:
+        return False
+    if settings.include:
+        return selected(path, settings.include, settings.exclude)
+    return default_scope(path) and selected(path, (), settings.exclude)
+
+
+def default_scope(path: str) -> bool:
+    """A known memory location of a system the tool reads (see the dialect table)."""
+    parts = path.split("/")
+    if any(hidden_folder(p) for p in parts[:-1]) or not is_memory_file(parts[-1]) or never_memory(parts[-1]):
+        return False
+    return selected(path.lower(), _DEFAULT_SCOPE, NEVER_MEMORY_FOLDERS)
+
+
+def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning) -> list[str]:
+    """Every memory file of the scope, as working-directory-relative paths. An include pattern
+    that matches no file is a warning (a typo, or a folder that moved), never silence."""
+    listed = _git_listing(root)
+    if listed is None:
+        listed = _walk(root, skip_dots=not settings.include)
+    baseline = _baseline_key(settings, root)
+    for pattern in unmatched(settings.include, listed):
+        warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
+             "to the rule file's folder; git-ignored files are skipped)")
+    return sorted(from_root(root, p) for p in listed if p != baseline and in_scope(p, settings))
+
+
+def context_files(paths: Sequence[str], settings: Settings, root: Path,
+                  warn: Warn = stderr_warning) -> list[str]:
+    """Files named or found under folders named (the context given), else the scope."""
+    if not paths:
+        return scope_files(settings, root, warn)
+    return sorted(set(named_files(paths, settings, root)))
+
+
+def named_files(paths: Sequence[str], settings: Settings, root: Path) -> list[str]:
+    """Files named (always read) and the memory files of folders named, in the order given."""
+    files: list[str] = []
+    missing: list[str] = []
+    for given in paths:
+        if os.path.isdir(given):
+            files += folder_files(given, settings, root)
+        elif os.path.isfile(given):
+            check_named_file(given)
+            files.append(norm(given))
+        elif os.path.lexists(given):
+            files.append(norm(given))  # a FIFO or a broken link: the reader reports it, unread
+        else:
+            missing.append(given)
+    if missing:  # a typo must fail CI, not pass as an info finding
+        raise UsageError("no such file or directory: " + ", ".join(missing))
+    return list(dict.fromkeys(files))
+
+
+def check_named_file(path: str) -> None:
+    """A manifest or tool configuration, or a binary file without a memory file's name, holds no
+    memory: naming one is a mistake (exit 2), not a run that quietly finds nothing."""
+    name = os.path.basename(path)
+    if is_manifest(name):
+        raise UsageError(f"{path}: not a memory file (a package manifest or tool configuration)")
+    if not is_memory_file(name) and _binary(path):
+        raise UsageError(f"{path}: not a memory file (binary)")
+
+
+def folder_files(folder: str, settings: Settings, root: Path) -> list[str]:
+    """The memory files under a folder named on the command line: git-ignored files and
+    non-memory dot-folders are skipped; the rule file's globs apply from the scope root."""
+    base = Path(folder)
+    real = base.resolve()
+    baseline = Path(settings.baseline).resolve() if settings.baseline else None
+    found: list[str] = []
+    for relative in _folder_listing(base):
+        parts = relative.split("/")
+        if any(hidden_folder(p) for p in parts[:-1]) or not _memory_name(parts[-1], settings):
+            continue
+        if real / relative != baseline and _selected_from(real / relative, settings, root):
+            found.append(norm(os.path.join(folder, relative)))
+    return sorted(found, key=lambda p: p.split("/"))
+
+
+def _memory_name(name: str, settings: Settings) -> bool:
+    if name in ALWAYS_SKIPPED or not is_memory_file(name):
+        return False
+    return bool(settings.include) or not never_memory(name)
+
+
+def _selected_from(path: Path, settings: Settings, root: Path) -> bool:
+    """The rule file's globs, on the path relative to its folder; a file outside that folder is
+    out of their reach (it was named on the command line)."""
+    relative = norm(os.path.relpath(path, root))
+    if relative == ".." or relative.startswith("../"):
+        return True
+    return selected(relative, settings.include, settings.exclude)
+
+
+def _folder_listing(folder: Path) -> list[str]:
+    """Files under a folder, relative to it: git's listing, ignored files left out, unless the
+    folder is outside a repository or is itself ignored (named explicitly, it is read)."""
+    listed = _git_listing(folder)
+    if listed is None or _ignored(folder):
+        return _walk(folder, skip_dots=True)
+    return listed
+
+
+def _ignored(folder: Path) -> bool:
+    try:
+        git("check-ignore", "-q", ".", cwd=folder)
+    except GitError:
+        return False
+    return True
+
+
+def _baseline_key(settings: Settings, root: Path) -> str | None:
+    if not settings.baseline:
+        return None
+    return norm(os.path.relpath(Path(settings.baseline).resolve(), root))
+
+
+def _binary(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False  # the reader reports it
+    return b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _shown(root: Path) -> str:
+    relative = os.path.relpath(root)
+    return "the working directory" if relative == "." else norm(relative)
+
+
+def _git_listing(root: Path) -> list[str] | None:
+    try:
+        out = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+    except GitError:
+        return None
+    return [p for p in dict.fromkeys(out.split("\0")) if p and (root / p).is_file()]
+
+
+def _walk(root: Path, *, skip_dots: bool) -> list[str]:
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        if skip_dots:
+            dirs[:] = [d for d in dirs if not hidden_folder(d)]
+        relative = Path(folder).relative_to(root)
+        found += [(relative / f).as_posix() for f in files
+                  if not (skip_dots and f.startswith(".") and not is_memory_file(f))]
+    return found

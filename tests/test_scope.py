@@ -1,0 +1,234 @@
+"""Scope and paths (issue 12, items 1-3), through the CLI: which files a run reads.
+
+Globs are gitignore-style and relative to the rule file's folder; without a rule file the scope
+is the known memory locations of the dialect table; folders named honour .gitignore; a file
+named is always read unless it is plainly not memory; a path that does not exist is exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import git, run_cli, write
+from memory_autopsy.ingest.dialects import DEFAULT_SCOPE, DIALECTS
+from memory_autopsy.scope import default_scope
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
+NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+CLEAN = "- dns: runs on Route53 (2026-02-01) (source: ops)\n"
+DUPLICATED = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)\n" * 2
+MANIFEST = '{"name": "demo", "version": "1.0.0", "scripts": {"test": "pytest"}}\n'
+
+
+def finding_paths(out: str) -> set[str]:
+    return {f["path"] for f in json.loads(out)["findings"]}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    return tmp_path
+
+
+# -- 1. globs, relative to the rule file; a pattern matching nothing warns -------------------
+
+@needs_git
+@pytest.mark.parametrize("pattern, path", [
+    ("memory/**/*.md", "memory/notes.md"),
+    (".claude/**/*.md", ".claude/CLAUDE.md"),
+    ("memory/**/*.md", "memory/a/b/notes.md"),
+    ("*.md", "deep/folder/notes.md"),
+])
+def test_documented_include_globs_select_the_file(repo: Path, pattern: str, path: str) -> None:
+    write(repo / "memory-autopsy.toml", f'include = ["{pattern}"]\nfail-on = "info"\n')
+    write(repo / path, DUPLICATED)
+    result = run_cli("scan", "--json", cwd=repo)
+    assert result.code == 1, result.err
+    assert finding_paths(result.out) == {path}
+    assert run_cli("baseline", cwd=repo).code == 0
+    entries = json.loads((repo / ".memory-autopsy-baseline.json").read_text(encoding="utf-8"))
+    assert path in json.dumps(entries)  # the baseline is not empty
+
+
+@needs_git
+def test_baseline_with_a_pattern_matching_nothing_warns(repo: Path) -> None:
+    write(repo / "memory-autopsy.toml", 'include = ["memory/**/*.md", "memroy/**/*.md"]\n')
+    write(repo / "memory" / "notes.md", DUPLICATED)
+    result = run_cli("baseline", cwd=repo)
+    assert result.code == 0, result.err
+    assert "warning" in result.err and "'memroy/**/*.md'" in result.err
+    assert "'memory/**/*.md'" not in result.err
+
+
+@needs_git
+def test_a_scope_matching_nothing_warns_and_scan_is_a_usage_error(repo: Path) -> None:
+    write(repo / "memory-autopsy.toml", 'include = ["memroy/**"]\n')
+    write(repo / "memory" / "notes.md", CLEAN)
+    result = run_cli("scan", cwd=repo)
+    assert result.code == 2 and "'memroy/**'" in result.err
+    baseline = run_cli("baseline", cwd=repo)
+    assert baseline.code == 0 and "'memroy/**'" in baseline.err and "no memory files" in baseline.err
+
+
+@needs_git
+def test_globs_resolve_from_the_rule_files_folder_in_a_subfolder(repo: Path) -> None:
+    write(repo / "memory-autopsy.toml", 'include = ["memory/**/*.md"]\nfail-on = "info"\n')
+    write(repo / "memory" / "notes.md", DUPLICATED)
+    write(repo / "memory" / "deeper" / "more.md", CLEAN)
+    inside = run_cli("scan", ".", "--json", cwd=repo / "memory")
+    assert inside.code == 1, inside.err
+    assert finding_paths(inside.out) == {"notes.md"}
+    assert json.loads(inside.out)["facts"] == 3
+    scope = run_cli("scan", "--json", cwd=repo / "memory")  # no path: the scope, from the root
+    assert scope.code == 1 and finding_paths(scope.out) == {"notes.md"}
+
+
+def test_cd_memory_and_scan_dot_without_a_rule_file(tmp_path: Path) -> None:
+    write(tmp_path / "memory" / "notes.md", DUPLICATED)
+    result = run_cli("scan", ".", "--json", "--fail-on", "info", cwd=tmp_path / "memory")
+    assert result.code == 1, result.err
+    assert finding_paths(result.out) == {"notes.md"}
+
+
+# -- .gitignore for folders named -------------------------------------------------------------
+
+@needs_git
+def test_scan_of_a_folder_skips_gitignored_files(repo: Path) -> None:
+    write(repo / ".gitignore", "memory/private.md\n")
+    write(repo / "memory" / "notes.md", OLD)
+    write(repo / "memory" / "private.md", NEW)
+    result = run_cli("scan", "memory/", "--json", cwd=repo)
+    assert result.code == 0, result.out
+    assert json.loads(result.out)["facts"] == 1
+    named = run_cli("scan", "memory/notes.md", "memory/private.md", "--json", cwd=repo)
+    assert named.code == 1 and finding_paths(named.out) == {"memory/notes.md"}  # named: always read
+
+
+@needs_git
+def test_a_folder_named_that_git_ignores_is_still_read(repo: Path) -> None:
+    write(repo / ".gitignore", "private/\n")
+    write(repo / "private" / "notes.md", DUPLICATED)
+    result = run_cli("scan", "private", "--json", "--fail-on", "info", cwd=repo)
+    assert result.code == 1 and finding_paths(result.out) == {"private/notes.md"}
+
+
+# -- 2. the default scope -----------------------------------------------------------------------
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+REAL_FILES = sorted(p.relative_to(REAL) for p in REAL.rglob("*") if p.is_file() and p.name != "SOURCES.md")
+
+
+@pytest.mark.parametrize("relative", REAL_FILES, ids=[str(p) for p in REAL_FILES])
+def test_every_real_dialect_file_is_in_the_default_scope(relative: Path) -> None:
+    inside_system = Path(*relative.parts[1:]).as_posix()  # tests/fixtures/real/SYSTEM/<as in a repo>
+    assert default_scope(inside_system), inside_system
+
+
+@pytest.mark.parametrize("path", [
+    "README.md", "CHANGELOG.md", "docs/guide.md", "docs/CLAUDE.md", "package.json", "notes.md",
+    "src/app/settings.json", "memory/README.md", "memory-bank/package.json", ".github/AGENTS.md",
+    "node_modules/x/CLAUDE.md", ".claude/settings.json", ".claude/commands/review.md",
+])
+def test_the_default_scope_leaves_out_what_is_not_memory(path: str) -> None:
+    assert not default_scope(path)
+
+
+def test_the_default_scope_is_the_dialect_tables() -> None:
+    for dialect in DIALECTS:
+        for glob in dialect.scope:
+            example = glob.replace("**/", "").replace("/**", "/notes.md").replace("*", "x")
+            if not example.endswith((".md", ".mdc", ".af", ".json", ".jsonl", "rules")):
+                example += "/notes.md"
+            assert default_scope(example), (dialect.name, glob, example)
+
+
+def test_the_readme_lists_the_default_scope() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Which files are memory", 1)[1].split("\n#", 1)[0]
+    for glob in DEFAULT_SCOPE:
+        assert f"`{glob}`" in section, glob
+
+
+@needs_git
+def test_scan_with_no_path_lints_the_default_scope(repo: Path) -> None:
+    write(repo / "memory-bank" / "progress.md", OLD)
+    write(repo / "CLAUDE.md", NEW)
+    write(repo / "README.md", DUPLICATED)
+    write(repo / "docs" / "memory.md", DUPLICATED)
+    write(repo / "package.json", MANIFEST)
+    result = run_cli("scan", "--json", "--fail-on", "info", cwd=repo)
+    assert result.code == 1, result.err
+    assert finding_paths(result.out) == {"memory-bank/progress.md"}
+    assert json.loads(result.out)["facts"] == 2
+
+
+@needs_git
+def test_scan_with_no_path_lints_the_configured_scope(repo: Path) -> None:
+    write(repo / "memory-autopsy.toml", 'include = ["notes/*.md"]\nfail-on = "info"\n')
+    write(repo / "notes" / "a.md", DUPLICATED)
+    write(repo / "CLAUDE.md", DUPLICATED)  # default scope, but the rule file says otherwise
+    result = run_cli("scan", "--json", cwd=repo)
+    assert result.code == 1 and finding_paths(result.out) == {"notes/a.md"}
+
+
+@needs_git
+def test_without_a_rule_file_the_hook_skips_readme_and_package_json(repo: Path) -> None:
+    write(repo / "README.md", OLD)  # would contradict CLAUDE.md, if it were memory
+    write(repo / "package.json", MANIFEST)  # would be read as facts with no source
+    write(repo / "CLAUDE.md", NEW)
+    result = run_cli("hook", "CLAUDE.md", "README.md", "package.json", "--json", "--fail-on", "info", cwd=repo)
+    assert result.code == 0, result.out
+    assert json.loads(result.out)["facts"] == 1 and json.loads(result.out)["findings"] == []
+    assert run_cli("hook", "README.md", "package.json", "--fail-on", "info", cwd=repo).out == ""
+    write(repo / "memory-bank" / "progress.md", OLD)  # the same fact where memory lives
+    caught = run_cli("hook", "CLAUDE.md", "README.md", "--json", cwd=repo)
+    assert caught.code == 1 and finding_paths(caught.out) == {"memory-bank/progress.md"}
+
+
+# -- 3. paths that are not there, files that are not memory --------------------------------------
+
+def test_a_path_typo_fails_ci(tmp_path: Path) -> None:
+    write(tmp_path / "clean.md", CLEAN)
+    write(tmp_path / "memory" / "notes.md", CLEAN)
+    result = run_cli("scan", "clean.md", "memroy/", "--fail-on", "warning", cwd=tmp_path)
+    assert result.code == 2 and "memroy/" in result.err
+    assert run_cli("scan", "clean.md", "memory/", "--fail-on", "warning", cwd=tmp_path).code == 0
+
+
+@pytest.mark.parametrize("name, data, reason", [
+    ("package.json", MANIFEST.encode(), "manifest"),
+    ("pyproject.toml", b"[project]\nname = 'demo'\n", "manifest"),
+    ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+])
+def test_a_named_file_that_is_not_memory_is_a_usage_error(tmp_path: Path, name: str, data: bytes,
+                                                          reason: str) -> None:
+    (tmp_path / name).write_bytes(data)
+    result = run_cli("scan", name, "--isolated", cwd=tmp_path)
+    assert result.code == 2 and name in result.err and reason in result.err
+
+
+def test_a_named_markdown_file_is_read_whatever_the_scope(tmp_path: Path) -> None:
+    write(tmp_path / "README.md", DUPLICATED)
+    write(tmp_path / "notes.txt", DUPLICATED)  # another text file is read by content
+    result = run_cli("scan", "README.md", "notes.txt", "--json", "--fail-on", "info", cwd=tmp_path)
+    assert result.code == 1 and finding_paths(result.out) == {"README.md", "notes.txt"}
+
+
+def test_a_folder_named_skips_manifests_and_project_documents(tmp_path: Path) -> None:
+    write(tmp_path / "proj" / "notes.md", DUPLICATED)
+    write(tmp_path / "proj" / "README.md", DUPLICATED)
+    write(tmp_path / "proj" / "package.json", MANIFEST)
+    result = run_cli("scan", "proj", "--json", "--fail-on", "info", cwd=tmp_path)
+    assert result.code == 1 and finding_paths(result.out) == {"proj/notes.md"}
+
+
+def test_a_folder_with_no_memory_file_is_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path / "src" / "app.py", "print('hi')\n")
+    result = run_cli("scan", "src", cwd=tmp_path)
+    assert result.code == 2 and "src" in result.err
