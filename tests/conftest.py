@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import csv
+import hashlib
+import importlib.metadata
 import io
 import os
 import socket
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -123,3 +128,49 @@ def offline_wheels() -> Path:
     if not list(wheels.glob("setuptools-*.whl")) or sys.version_info < (3, 11):
         pytest.skip("no local wheels for an offline build of the package")
     return wheels
+
+
+def repacked(distribution: str, wheelhouse: Path) -> Path:
+    """An installed distribution packed back into a wheel (the test's offline stand-in)."""
+    dist = importlib.metadata.distribution(distribution)
+    tag = next(line.split(": ", 1)[1] for line in (dist.read_text("WHEEL") or "").splitlines()
+               if line.startswith("Tag: "))
+    name = dist.metadata["Name"].lower().replace("-", "_")
+    target = wheelhouse / f"{name}-{dist.version}-{tag}.whl"
+    rows, info = [], f"{name}-{dist.version}.dist-info"
+    with zipfile.ZipFile(target, "w") as archive:
+        for file in dist.files or ():
+            parts = file.parts
+            if "__pycache__" in parts or (parts[0].endswith(".dist-info")
+                                          and parts[-1] in ("RECORD", "INSTALLER")):
+                continue
+            data = Path(str(file.locate())).read_bytes()
+            arcname = "/".join((info, *parts[1:])) if parts[0].endswith(".dist-info") else str(file)
+            archive.writestr(arcname, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            rows.append([arcname, f"sha256={digest}", str(len(data))])
+        record = io.StringIO()
+        csv.writer(record).writerows([*rows, [f"{info}/RECORD", "", ""]])
+        archive.writestr(f"{info}/RECORD", record.getvalue())
+    return target
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pin_wheels(requirements: Path, pins: dict[Path, str], hashes: dict[str, str] | None = None) -> None:
+    """Pin the action's install to these wheels by hash (a hash given per name replaces the real one)."""
+    requirements.write_text("".join(
+        f"{name}=={wheel.name.split('-')[1]} --hash=sha256:{(hashes or {}).get(name, sha256(wheel))}\n"
+        for wheel, name in pins.items()), encoding="utf-8")
+
+
+def pinned_wheelhouse(folder: Path, wheelhouse: Path) -> Path:
+    """Seed setuptools and the installed PyYAML as wheels, and the action in `folder` pinned to them."""
+    import shutil
+
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    setuptools = Path(shutil.copy(max(offline_wheels().glob("setuptools-*.whl")), wheelhouse))
+    pin_wheels(folder / "action-requirements.txt", {setuptools: "setuptools", repacked("PyYAML", wheelhouse): "pyyaml"})
+    return wheelhouse

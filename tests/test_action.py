@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, SHARED, offline_wheels, pull_request_repo, write
+from conftest import ROOT, SHARED, pinned_wheelhouse, pull_request_repo, write
 
 ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -55,7 +55,7 @@ def test_shared_schema_and_contract() -> None:
             assert "${{" not in step["run"], "inputs reach scripts through env:, never inline"
             assert step["shell"] == "bash"
         else:
-            assert step["uses"].startswith("actions/setup-python@")  # no third-party action
+            assert step["uses"].startswith(("actions/setup-python@", "actions/cache@"))  # no third-party action
 
 
 def resolve(text: str, context: dict[str, str]) -> str:
@@ -92,16 +92,17 @@ def run_steps(inputs: dict[str, str], workspace: Path, runner: Path, action_path
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None,
                     reason="git and bash are needed")
 def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    wheels = offline_wheels()
-    # Offline: build from seed wheels on disk; runtime dependencies (unused by the heuristic
-    # engine on Python >= 3.11) are not installed.
-    for name, value in (("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", str(wheels)),
-                        ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PIP_NO_DEPS", "1")):
-        monkeypatch.setenv(name, value)
     action_path = tmp_path / "action"
     shutil.copytree(ROOT, action_path, ignore=COPY_IGNORE)
+    # Offline: the action's pinned install, from wheels on disk it is pinned to by hash.
+    wheels = pinned_wheelhouse(action_path, tmp_path / "wheels")
+    for name, value in (("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", str(wheels)),
+                        ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PIP_CONFIG_FILE", os.devnull)):
+        monkeypatch.setenv(name, value)
     repo = tmp_path / "repo"
-    base = pull_request_repo(repo, {"old.md": OLD, "legacy.md": LEGACY}, {"new.md": NEW})
+    # memory/ is a known memory location: the default scope, with no rule file
+    base = pull_request_repo(repo, {"memory/old.md": OLD, "memory/legacy.md": LEGACY, "README.md": NEW},
+                             {"memory/new.md": NEW})
     runner = tmp_path / "runner"
     write(runner / "event.json", json.dumps({"pull_request": {"base": {"sha": base}}}))
     (runner / "temp").mkdir()
@@ -110,22 +111,22 @@ def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pyte
     install, run = steps["Install memory-autopsy"], steps["run"]
     assert install.returncode == 0, install.stdout + install.stderr
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "::error file=old.md,line=1,title=memory-autopsy contradicted_implicit::" in run.stdout
+    assert "::error file=memory/old.md,line=1,title=memory-autopsy contradicted_implicit::" in run.stdout
     outputs = (runner / "output-run.txt").read_text(encoding="utf-8").splitlines()
     assert outputs == ["findings=1", "new-findings=1", "sarif-file=memory-autopsy.sarif"]
     summary = (runner / "summary.md").read_text(encoding="utf-8")
-    assert "| 1 | 0 | 0 |" in summary and "old.md:1" in summary
+    assert "| 1 | 0 | 0 |" in summary and "memory/old.md:1" in summary
     log = json.loads((repo / "memory-autopsy.sarif").read_text(encoding="utf-8"))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in log["runs"][0]["results"]}
-    assert uris == {"old.md", "legacy.md"}  # the upload covers the whole scope
+    assert uris == {"memory/old.md", "memory/legacy.md"}  # the whole scope, and only the scope
     schema = SHARED / "schemas" / "sarif-schema-2.1.0.json"
     if schema.is_file():
         import jsonschema
 
         jsonschema.Draft4Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(log)
 
-    again = run_steps({"fail-on": "never", "changed-only": "false", "paths": "legacy.md new.md",
+    again = run_steps({"fail-on": "never", "changed-only": "false", "paths": "memory/legacy.md memory/new.md",
                        "sarif-file": "out/m.sarif"}, repo, runner, action_path, skip_install=True)["run"]
     assert again.returncode == 0, again.stdout + again.stderr
     outputs = (runner / "output-run.txt").read_text(encoding="utf-8").splitlines()

@@ -85,7 +85,9 @@ def test_token_is_random() -> None:
 @pytest.fixture
 def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo = tmp_path / "repo"
-    base = pull_request_repo(repo, {"old.md": OLD, "legacy.md": LEGACY}, {"new.md": NEW})
+    # memory/ is a known memory location: in the default scope with no rule file
+    base = pull_request_repo(repo, {"memory/old.md": OLD, "memory/legacy.md": LEGACY},
+                             {"memory/new.md": NEW})
     event = write(tmp_path / "event.json", json.dumps({"pull_request": {"base": {"sha": base}}}))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
@@ -109,9 +111,9 @@ def test_ci_reports_the_pull_request_and_uploads_the_scope(pull_request: Path) -
     result = run_cli("ci", "--sarif-file", "out.sarif", cwd=pull_request)
     assert result.code == 1, result.err
     annotations = [line for line in commands_outside_fence(result.out) if COMMAND.match(line)]
-    assert [line.split(",")[0] for line in annotations] == ["::error file=old.md"]
+    assert [line.split(",")[0] for line in annotations] == ["::error file=memory/old.md"]
     assert outputs(pull_request) == {"findings": "1", "new-findings": "1", "sarif-file": "out.sarif"}
-    assert ("duplicate", "legacy.md") in sarif_rules(pull_request / "out.sarif")
+    assert ("duplicate", "memory/legacy.md") in sarif_rules(pull_request / "out.sarif")
     summary = (pull_request.parent / "summary.md").read_text(encoding="utf-8")
     assert "| 1 | 0 | 0 |" in summary and "contradicted_implicit" in summary
     assert "memory-autopsy baseline" in summary
@@ -134,7 +136,7 @@ def test_ci_with_a_baseline(pull_request: Path) -> None:
     assert outputs(pull_request) == {"findings": "1", "new-findings": "0", "sarif-file": "out.sarif"}
     assert sarif_rules(pull_request / "out.sarif") == []
     run_cli("ci", "--sarif-file", "all.sarif", "--include-baselined", cwd=pull_request)
-    assert ("duplicate", "legacy.md") in sarif_rules(pull_request / "all.sarif")
+    assert ("duplicate", "memory/legacy.md") in sarif_rules(pull_request / "all.sarif")
     summary = (pull_request.parent / "summary.md").read_text(encoding="utf-8")
     assert "| 0 | 1 | 0 |" in summary
 
@@ -143,9 +145,9 @@ def test_ci_with_a_baseline(pull_request: Path) -> None:
 def test_ci_changed_since_and_full_scope(pull_request: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_EVENT_PATH")
     full = run_cli("ci", "--format", "json", cwd=pull_request)
-    assert {f["path"] for f in json.loads(full.out)["findings"]} == {"old.md", "legacy.md"}
+    assert {f["path"] for f in json.loads(full.out)["findings"]} == {"memory/old.md", "memory/legacy.md"}
     narrow = run_cli("ci", "--format", "json", "--changed-since", "HEAD~1", cwd=pull_request)
-    assert {f["path"] for f in json.loads(narrow.out)["findings"]} == {"old.md"}
+    assert {f["path"] for f in json.loads(narrow.out)["findings"]} == {"memory/old.md"}
     assert run_cli("ci", "--fail-on", "never", cwd=pull_request).code == 0
 
 
@@ -156,4 +158,4 @@ def test_ci_without_the_base_commit_reports_everything(pull_request: Path, tmp_p
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     result = run_cli("ci", "--format", "json", cwd=pull_request)
     assert "base" in result.err
-    assert {f["path"] for f in json.loads(result.out)["findings"]} == {"old.md", "legacy.md"}
+    assert {f["path"] for f in json.loads(result.out)["findings"]} == {"memory/old.md", "memory/legacy.md"}

@@ -13,15 +13,13 @@ from memory_autopsy.formatters import sarif
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import RULES
 
-SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"  # vendored: see its SOURCES.md
 PAIR = ("- billing-store: uses PostgreSQL 14 (2026-01-05)\n"
         "- billing-store: uses MySQL 8 (2026-06-02)\n"
         "- cache-tier: uses redis 7\n- cache-tier: uses redis 7\n")
 
 
 def validate(log: dict[str, Any]) -> None:
-    if not SCHEMA.is_file():
-        pytest.skip("shared/schemas/sarif-schema-2.1.0.json is absent")
     import jsonschema
 
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(log)
@@ -52,6 +50,8 @@ def test_examples_validate_and_describe_every_rule() -> None:
         assert rule.help in descriptor["help"]["markdown"] and descriptor["help"]["text"] == rule.help
         assert descriptor["helpUri"].endswith(f"#rule-{rule.id}")
         assert descriptor["defaultConfiguration"]["level"] == sarif.LEVEL[rule.severity]
+        # `aged` runs only with max-age-days: off in this run, and the log says so
+        assert descriptor["defaultConfiguration"].get("enabled", True) is (rule.id != "aged")
         assert descriptor["properties"]["problem.severity"] in ("error", "warning", "recommendation")
     assert run["automationDetails"]["id"]
     assert run["results"]
@@ -92,10 +92,12 @@ def test_a_finding_without_path_has_no_location() -> None:
     assert "locations" not in log["runs"][0]["results"][0]
 
 
-def test_prefix_roots_paths_at_the_repository() -> None:
+def test_root_re_roots_working_directory_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
     report = Report("heuristic", (), (finding("duplicate", "mem/a.md", 1, Severity.INFO,
                                               related=(Location("../b.md", 2),)),))
-    result = json.loads(sarif.format_report(report, prefix="sub"))["runs"][0]["results"][0]
+    result = json.loads(sarif.format_report(report, root=str(tmp_path)))["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "sub/mem/a.md"
     assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "b.md"
 

@@ -4,6 +4,8 @@ One engine run over the configured scope, then two views of it: the SARIF file f
 covers the whole scope (GitHub ignores baselineState, so baselined findings stay out unless
 asked for), while annotations, the job summary, the outputs and the exit code concern only the
 findings that touch the change (the pull request's files, or --changed-since REF).
+`code_scanning_view` renders the two GitHub formats for `ci` and `scan` alike, with paths
+re-rooted at `report_root` (the repository, else the rule file's folder).
 """
 
 from __future__ import annotations
@@ -24,26 +26,29 @@ from memory_autopsy.commands.common import exit_code, settings_from_args, write_
 from memory_autopsy.config import locate
 from memory_autopsy.formatters.visible import scrub
 from memory_autopsy.model import Report
+from memory_autopsy.scope import context_files, scope_root
+from memory_autopsy.settings import Settings
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import lint
 
     settings = settings_from_args(args)
-    root = git_changes.scope_root(locate(args.config, isolated=args.isolated))
-    context = git_changes.context_files(args.paths, settings, root)
+    config_file = locate(args.config, isolated=args.isolated)
+    scope = scope_root(config_file)
+    context = context_files(args.paths, settings, scope)
     if not context:
         err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
     changed = resolve_changed(args, err)
-    report = lint(context, with_cache(settings, args, root))  # no focus: the SARIF covers the scope
+    report = lint(context, with_cache(settings, args, scope))  # no focus: the SARIF covers the scope
     baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     if changed is not None:
         changed = git_changes.as_reported(changed, report.paths)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
-    prefix = repository_prefix()
+    root = report_root(config_file)
     if args.sarif_file:
-        _write_sarif(report, baseline, args, prefix, err)
-    out.write(_render(shown.report, args.format, changed, prefix))
+        _write_sarif(report, baseline, args, settings, root, err)
+    out.write(_render(shown.report, args.format, settings, changed, root))
     command = update_command(args, baseline_file)
     _github_files(shown, changed, command, args.sarif_file)
     return exit_code(shown.report, settings)
@@ -78,32 +83,45 @@ def pull_request_base(event_path: str | None) -> str | None:
     return sha if isinstance(sha, str) and sha else None
 
 
-def repository_prefix() -> str:
-    """Where the working directory sits inside the repository ('' at its root)."""
+def report_root(config_file: Path | None) -> str:
+    """The folder GitHub resolves paths against: the repository's root, else (outside git) the
+    rule file's folder, else the working directory."""
     root = git_changes.repo_root()
     if root is None:
-        return ""
-    relative = os.path.relpath(Path.cwd(), root).replace(os.sep, "/")
-    return "" if relative == "." else relative
+        root = config_file.resolve().parent if config_file is not None else Path.cwd()
+    return str(root)
+
+
+def code_scanning_view(report: Report, fmt: str, settings: Settings, *,
+                       changed: frozenset[str] | None = None, root: str | None = None) -> str:
+    """`sarif` or `github` output with repository-relative paths (`scan` and `ci` alike)."""
+    if root is None:
+        root = report_root(locate(None))
+    if fmt == "sarif":
+        from memory_autopsy.formatters import sarif
+
+        return sarif.format_report(report, root=root, settings=settings)
+    from memory_autopsy.formatters import github
+
+    return github.format_report(report, changed=changed, root=root)
 
 
 def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Namespace,
-                 prefix: str, err: TextIO) -> None:
-    from memory_autopsy.formatters import sarif
+                 settings: Settings, root: str, err: TextIO) -> None:
+    from memory_autopsy.formatters.sarif import truncation_note
 
     upload = filter_report(report, baseline, None, include_baselined=args.include_baselined)
-    text = sarif.format_report(upload.report, prefix=prefix)
+    text = code_scanning_view(upload.report, "sarif", settings, root=root)
     write_output(text, args.sarif_file, err)
-    note = sarif.truncation_note(text)
+    note = truncation_note(text)
     if note:
         err.write(note + "\n")
 
 
-def _render(report: Report, fmt: str, changed: frozenset[str] | None, prefix: str) -> str:
+def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str] | None,
+            root: str) -> str:
     if fmt == "github":
-        from memory_autopsy.formatters import github
-
-        return github.format_report(report, changed=changed, prefix=prefix)
+        return code_scanning_view(report, fmt, settings, changed=changed, root=root)
     if fmt == "json":
         from memory_autopsy.formatters import json_format
 

@@ -5,14 +5,16 @@ Annotation data escapes `%`, CR and LF; properties also `:` and `,` (the escapin
 10 annotations per level and step: new findings in changed files go first, and one notice says
 how many more there are. The plain listing echoes memory text verbatim, so it is wrapped in
 `::stop-commands::TOKEN` ... `::TOKEN::` with a random token: nothing inside runs as a command.
+`file=` is relative to the repository root the caller names, as SARIF URIs are (`locations`).
+`scan --format github` and `ci` both come here, so both keep the same per-level cap.
 """
 
 from __future__ import annotations
 
-import posixpath
 import secrets
 from collections.abc import Sequence
 
+from memory_autopsy.formatters.locations import named_at, rooted
 from memory_autopsy.formatters.text import finding_line, summary
 from memory_autopsy.formatters.visible import scrub, visible
 from memory_autopsy.model import Finding, Report, Severity
@@ -30,18 +32,21 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _where(path: str, prefix: str) -> str:
-    return posixpath.normpath(posixpath.join(prefix, path)) if prefix else path
-
-
-def annotation(finding: Finding, prefix: str = "") -> str:
+def annotation(finding: Finding, root: str | None = None) -> str:
     properties = []
     if finding.path:
-        properties += [f"file={escape_property(_where(finding.path, prefix))}",
+        where = rooted(finding.path, root) or finding.path  # outside the root: as given
+        properties += [f"file={escape_property(where)}",
                        f"line={max(1, finding.line)}"]
     properties.append(f"title={escape_property(f'memory-autopsy {finding.rule}')}")
-    message = finding.message
-    others = [f"{r.path}:{r.line}" for r in finding.related if r.path]
+    message, others = finding.message, []
+    for side in (r for r in finding.related if r.path):
+        named, shown = f"{side.path}:{side.line}", f"{rooted(side.path, root) or side.path}:{side.line}"
+        at = named_at(message, named)
+        if at >= 0:  # said once, spelled from the repository root
+            message = message[:at] + shown + message[at + len(named):]
+        else:
+            others.append(shown)
     if others:
         message += " (other side: " + ", ".join(others) + ")"
     message = visible(message, keep_lines=True)  # escape_data turns CR/LF into %0D/%0A
@@ -81,10 +86,11 @@ def fenced(lines: Sequence[str], token: str) -> list[str]:
     return [f"::stop-commands::{token}", *lines, f"::{token}::"]
 
 
-def format_report(report: Report, *, changed: frozenset[str] | None = None, prefix: str = "",
-                  token: str | None = None) -> str:
+def format_report(report: Report, *, changed: frozenset[str] | None = None,
+                  root: str | None = None, token: str | None = None) -> str:
+    """Annotations within the per-level cap, then the fenced listing; `root`: see `locations`."""
     chosen, left_out = select(report.findings, changed)
-    lines = [annotation(f, prefix) for f in chosen]
+    lines = [annotation(f, root) for f in chosen]
     if left_out:
         lines.append(f"::notice title=memory-autopsy::{left_out} more finding(s) not annotated "
                      "(GitHub shows 10 per level); all are listed in the log and the job summary")

@@ -1,25 +1,34 @@
 """SARIF 2.1.0 for GitHub code scanning (and any SARIF viewer).
 
-Every rule of the catalogue is in `tool.driver.rules`; results point into it by `ruleIndex`,
-carry our versioned `partialFingerprints`, the pair's other side as `relatedLocations`, and
-`baselineState` when a baseline was used. URIs are relative to `%SRCROOT%`. GitHub's upload
-limits (25,000 results per run, 10 MB gzipped) are kept by truncating, with a notification.
+Every rule of the catalogue is in `tool.driver.rules`, its `defaultConfiguration` as the rule
+file sets it (a rule turned off is `enabled: false`); results point into it by `ruleIndex`,
+carry our versioned `partialFingerprints`, the pair's other side as `relatedLocations` linked
+from the message (`[path:line](id)`, which GitHub renders as a link), and `baselineState` when
+a baseline was used. URIs are relative to `%SRCROOT%`, the root the caller names (absolute
+paths are re-rooted there; a file outside it keeps a `file://` URI). GitHub's upload limits
+(25,000 results per run, 10 MB gzipped) are kept by truncating, with a notification.
+
+`superseded` at its default severity is left out of the results: it is resolved history, not a
+problem, and code scanning turns every uploaded result into an alert (a `note` too) and ignores
+`kind`, so `kind: informational` would still be a permanent alert. The run counts what was left
+out (`properties.omitted`); a rule file that raises `superseded` above info uploads it again.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import posixpath
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
 from memory_autopsy import __version__
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
+from memory_autopsy.formatters.locations import absolute_posix, named_at, rooted
 from memory_autopsy.formatters.visible import json_safe
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import HELP_URI, RULES, Rule
+from memory_autopsy.settings import Settings
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/memory-autopsy/memory-autopsy"
@@ -33,11 +42,18 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning",
 PROBLEM_SEVERITY = {Severity.ERROR: "error", Severity.WARNING: "warning",
                     Severity.REVIEW: "recommendation", Severity.INFO: "recommendation"}
 RULE_INDEX = {rule.id: index for index, rule in enumerate(RULES)}
+HISTORY = frozenset({"superseded"})  # resolved history: uploaded only when raised above info
 
 
-def rule_descriptor(rule: Rule) -> dict[str, Any]:
+def configured(rule: Rule, settings: Settings | None) -> Severity | None:
+    """The rule's severity under the rule file (None: turned off)."""
+    return rule.severity if settings is None else settings.severity_of(rule.id, rule.severity)
+
+
+def rule_descriptor(rule: Rule, settings: Settings | None = None) -> dict[str, Any]:
     markdown = (f"**{rule.summary}**\n\n{rule.help}\n\nBad:\n\n```text\n{rule.bad}\n```\n\n"
                 f"Good:\n\n```text\n{rule.good}\n```\n")
+    severity = configured(rule, settings)
     return {
         "id": rule.id,
         "name": rule.name,
@@ -45,16 +61,21 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": rule.help},
         "help": {"text": rule.help, "markdown": markdown},
         "helpUri": HELP_URI.format(id=rule.id),
-        "defaultConfiguration": {"level": LEVEL[rule.severity]},
-        "properties": {"problem.severity": PROBLEM_SEVERITY[rule.severity],
+        "defaultConfiguration": _configuration(severity or rule.severity, severity is not None),
+        "properties": {"problem.severity": PROBLEM_SEVERITY[severity or rule.severity],
                        "tags": ["memory", f"layer-{rule.layer}"]},
     }
 
 
-def artifact(path: str, prefix: str) -> dict[str, Any]:
-    if posixpath.isabs(path) or (len(path) > 2 and path[1] == ":"):
-        return {"uri": "file://" + _quoted(path if path.startswith("/") else "/" + path, "/:")}
-    relative = posixpath.normpath(posixpath.join(prefix, path)) if prefix else path
+def _configuration(severity: Severity, enabled: bool) -> dict[str, Any]:
+    """A rule the rule file turns off keeps its default level and says it is off."""
+    return {"level": LEVEL[severity]} if enabled else {"enabled": False, "level": LEVEL[severity]}
+
+
+def artifact(path: str, root: str | None) -> dict[str, Any]:
+    relative = rooted(path, root)
+    if relative is None:  # outside the repository: GitHub cannot place it, a viewer still can
+        return {"uri": "file://" + _quoted(absolute_posix(path), "/:")}
     return {"uri": _quoted(relative, "/"), "uriBaseId": "%SRCROOT%"}
 
 
@@ -66,30 +87,62 @@ def _quoted(path: str, safe: str) -> str:
         return quote(path, safe=safe, errors="replace")
 
 
-def physical(path: str, line: int, prefix: str) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": artifact(path, prefix),
+def physical(path: str, line: int, root: str | None) -> dict[str, Any]:
+    return {"physicalLocation": {"artifactLocation": artifact(path, root),
                                  "region": {"startLine": max(1, line)}}}
 
 
-def related_location(index: int, where: Location, prefix: str) -> dict[str, Any]:
-    location = physical(where.path, where.line, prefix)
+def related_location(index: int, where: Location, root: str | None) -> dict[str, Any]:
+    location = physical(where.path, where.line, root)
     location["id"] = index
-    location["message"] = {"text": f"other side ({where.path}:{where.line})"}
+    location["message"] = {"text": f"other side ({_shown(where, root)})"}
     return location
 
 
-def result(finding: Finding, prefix: str) -> dict[str, Any]:
+def escape_brackets(text: str) -> str:
+    """Literal square brackets escaped, so only our links read as embedded links (SARIF 3.11.6)."""
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
+def linked_message(message: str, sides: Sequence[Location], root: str | None = None) -> str:
+    """The message with each other side's `path:line` as an embedded link to related location
+    N (`[path:line](N)`, the path re-rooted as its URI is); a side the message does not name
+    is appended as a link."""
+    text = escape_brackets(message)
+    appended: list[str] = []
+    seen: set[str] = set()
+    for index, where in enumerate(sides):
+        named = escape_brackets(f"{where.path}:{where.line}")
+        if named in seen:
+            continue
+        seen.add(named)
+        link = f"[{escape_brackets(_shown(where, root))}]({index})"
+        at = named_at(text, named)
+        if at < 0:
+            appended.append(link)
+        else:
+            text = text[:at] + link + text[at + len(named):]
+    if appended:
+        text += " (other side: " + ", ".join(appended) + ")"
+    return text
+
+
+def _shown(where: Location, root: str | None) -> str:
+    return f"{rooted(where.path, root) or where.path}:{where.line}"
+
+
+def result(finding: Finding, root: str | None) -> dict[str, Any]:
+    sides = [r for r in finding.related if r.path]
     data: dict[str, Any] = {
         "ruleId": finding.rule,
         "ruleIndex": RULE_INDEX[finding.rule],
         "level": LEVEL[finding.severity],
-        "message": {"text": finding.message or finding.rule},
+        "message": {"text": linked_message(finding.message or finding.rule, sides, root)},
     }
     if finding.path:
-        data["locations"] = [physical(finding.path, finding.line, prefix)]
-    related = [related_location(i, r, prefix) for i, r in enumerate(finding.related) if r.path]
-    if related:
-        data["relatedLocations"] = related
+        data["locations"] = [physical(finding.path, finding.line, root)]
+    if sides:
+        data["relatedLocations"] = [related_location(i, r, root) for i, r in enumerate(sides)]
     data["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
     if finding.baseline is not None:
         data["baselineState"] = finding.baseline
@@ -109,17 +162,35 @@ def _notification(kept: int, total: int) -> dict[str, Any]:
     }
 
 
-def build_log(report: Report, results: Sequence[dict[str, Any]], total: int) -> dict[str, Any]:
-    invocation: dict[str, Any] = {"executionSuccessful": True}
-    if len(results) < total:
-        invocation["toolExecutionNotifications"] = [_notification(len(results), total)]
-    driver = {"name": "memory-autopsy", "version": __version__, "semanticVersion": __version__,
-              "informationUri": INFORMATION_URI, "rules": [rule_descriptor(r) for r in RULES]}
-    run = {"tool": {"driver": driver}, "automationDetails": {"id": "memory-autopsy/"},
-           "invocations": [invocation], "columnKind": "unicodeCodePoints",
-           "results": list(results), "properties": {"engine": report.engine,
-                                                    "facts": len(report.facts)}}
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+class Upload:
+    """What one SARIF log holds: the rule catalogue as configured and the results to upload."""
+
+    def __init__(self, report: Report, settings: Settings | None, root: str | None) -> None:
+        self.report = report
+        self.root = root
+        self.rules = [rule_descriptor(r, settings) for r in RULES]
+        self.findings = [f for f in report.findings if not is_history(f)]
+        self.omitted = len(report.findings) - len(self.findings)
+
+    def log(self, findings: Sequence[Finding]) -> dict[str, Any]:
+        invocation: dict[str, Any] = {"executionSuccessful": True}
+        if len(findings) < len(self.findings):
+            invocation["toolExecutionNotifications"] = [_notification(len(findings),
+                                                                      len(self.findings))]
+        driver = {"name": "memory-autopsy", "version": __version__,
+                  "semanticVersion": __version__, "informationUri": INFORMATION_URI,
+                  "rules": self.rules}
+        properties: dict[str, Any] = {"engine": self.report.engine, "facts": len(self.report.facts)}
+        if self.omitted:
+            properties["omitted"] = {"superseded": self.omitted}
+        run = {"tool": {"driver": driver}, "automationDetails": {"id": "memory-autopsy/"},
+               "invocations": [invocation], "columnKind": "unicodeCodePoints",
+               "results": [result(f, self.root) for f in findings], "properties": properties}
+        return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def is_history(finding: Finding) -> bool:
+    return finding.rule in HISTORY and finding.severity is Severity.INFO
 
 
 def _by_importance(findings: Sequence[Finding]) -> list[Finding]:
@@ -130,16 +201,18 @@ def dumps(log: dict[str, Any]) -> str:
     return json_safe(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
-def format_report(report: Report, *, prefix: str = "", max_results: int = MAX_RESULTS,
-                  max_gzip_bytes: int = MAX_GZIP_BYTES) -> str:
-    """The SARIF log; `prefix` re-roots working-directory paths at the repository root."""
-    findings = list(report.findings)
+def format_report(report: Report, *, root: str | None = None, settings: Settings | None = None,
+                  max_results: int = MAX_RESULTS, max_gzip_bytes: int = MAX_GZIP_BYTES) -> str:
+    """The SARIF log. `root`: the folder URIs are relative to (None: paths are taken as
+    root-relative already); `settings`: the rule file, for the rules' configured levels."""
+    upload = Upload(report, settings, root)
+    findings = upload.findings
     if len(findings) > max_results:
         findings = _by_importance(findings)[:max_results]
-    text = dumps(build_log(report, [result(f, prefix) for f in findings], len(report.findings)))
+    text = dumps(upload.log(findings))
     while len(gzip.compress(text.encode("utf-8"))) > max_gzip_bytes and findings:
         findings = _by_importance(findings)[: len(findings) * 3 // 4]
-        text = dumps(build_log(report, [result(f, prefix) for f in findings], len(report.findings)))
+        text = dumps(upload.log(findings))
     return text
 
 
