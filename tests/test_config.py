@@ -19,7 +19,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-EXAMPLE = ROOT / "memory-autopsy.toml.example"
+EXAMPLE = ROOT / "src" / "memory_autopsy" / "memory-autopsy.toml.example"
 DUPLICATES = "- cache-tier: uses redis 7 (2026-01-01)\n- cache-tier: uses redis 7 (2026-01-01)\n"
 
 
@@ -207,3 +207,13 @@ def test_rules_lists_every_rule_with_default_severity_and_help() -> None:
         assert rule.help in flat
     listed = json.loads(run_cli("rules", "--json").out)
     assert [r["id"] for r in listed] == [r.id for r in RULES]
+
+
+def test_init_full_prints_the_shipped_example_which_is_a_valid_rule_file(tmp_path: Path) -> None:
+    done = run_cli("init", "--full", cwd=tmp_path)
+    assert done.code == 0 and not (tmp_path / "memory-autopsy.toml").exists()
+    assert done.out == EXAMPLE.read_text(encoding="utf-8")
+    (tmp_path / "memory-autopsy.toml").write_text(done.out, encoding="utf-8")
+    load_settings(tmp_path / "memory-autopsy.toml")
+    (tmp_path / "other").mkdir()
+    assert "init --full" in run_cli("init", cwd=tmp_path / "other").out

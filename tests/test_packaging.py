@@ -35,3 +35,11 @@ def test_embed_engine_without_its_extra_degrades_with_the_install_command() -> N
     assert done.returncode in (0, 1), done.stderr
     (degraded,) = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "degraded"]
     assert "pip install 'memory-autopsy[embed]'" in degraded["message"]
+
+
+def test_the_package_data_ships_the_example_rule_file_and_the_vocabulary() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    shipped = data["package-data"]["memory_autopsy"]
+    assert "memory-autopsy.toml.example" in shipped and "lexicon/*.json" in shipped
+    package = SRC / "memory_autopsy"
+    assert (package / "memory-autopsy.toml.example").is_file() and (package / "lexicon" / "budgets.json").is_file()

@@ -1,4 +1,5 @@
-"""`memory-autopsy init`: the starter rule file (every key is in memory-autopsy.toml.example)."""
+"""`memory-autopsy init`: the starter rule file; `init --full` prints the example that documents
+every key (shipped in the package as memory-autopsy.toml.example)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from memory_autopsy.config import CONFIG_NAME
 from memory_autopsy.errors import UsageError
 
 STARTER = """\
-# memory-autopsy rule file. Every key is documented in memory-autopsy.toml.example;
+# memory-autopsy rule file. Every key is documented: `memory-autopsy init --full` prints them;
 # an unknown key or a bad value is an error (exit 2) naming the key.
 
 # Which files are memory, gitignore-style globs relative to this file's folder. Without
@@ -16,7 +17,7 @@ STARTER = """\
 # include = ["memory/**/*.md", "memory/**/*.jsonl", ".claude/**/*.md"]
 exclude = ["README.md", "CHANGELOG.md", "docs/**", "node_modules/**", "package*.json"]
 
-# The lowest severity that fails a run: info (default), review, warning, error, never.
+# The lowest severity that fails a run: info, review, warning (default), error, never.
 fail-on = "warning"
 
 # Accepted findings; `memory-autopsy baseline` writes it, scan/hook/ci fail only on new ones.
@@ -55,3 +56,10 @@ def write_starter(path: str, *, force: bool) -> str:
     except OSError as error:
         raise UsageError(f"{path}: cannot write: {error.strerror or error}") from None
     return path
+
+
+def full_example() -> str:
+    """The rule file with every key, commented, as the package ships it."""
+    from importlib import resources
+
+    return resources.files(__package__).joinpath("memory-autopsy.toml.example").read_text("utf-8")

@@ -64,6 +64,8 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                       help="where to write it (a folder gets memory-autopsy.toml inside; "
                       "missing folders are created)")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.add_argument("--full", action="store_true",
+                      help="print the example rule file that documents every key (writes nothing)")
     init.set_defaults(handler=run_init)
 
     rules = sub.add_parser("rules", help="list every rule with its default severity and help")
@@ -134,10 +136,13 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.starter import write_starter
+    from memory_autopsy.starter import full_example, write_starter
 
+    if args.full:
+        out.write(full_example())
+        return 0
     written = write_starter(args.path, force=args.force)
-    out.write(f"wrote {written}; every key is documented in memory-autopsy.toml.example\n")
+    out.write(f"wrote {written}; `memory-autopsy init --full` prints every key, documented\n")
     return 0
 
 
