@@ -142,3 +142,12 @@ def test_rule_file_weights_reach_the_cli(tmp_path: Path) -> None:
     tuned = run_cli("reconcile", "s.jsonl", "--json", "--config", "memory-autopsy.toml", "--registry", "r.yaml",
                     cwd=tmp_path)
     assert json.loads(tuned.out)["entities"][0]["claims"][0]["reliability"] == 0.3
+
+
+def test_registry_is_read_as_yaml(tmp_path: Path) -> None:
+    text = "cues.verified: '1.0'   # quoted\nfidelity: {PARTIAL: 0.8, residual: 0.1}\n"
+    assert parse_registry(text) == {"cues.verified": 1.0, "fidelity.PARTIAL": 0.8, "fidelity.RESIDUAL": 0.1}
+    write(tmp_path / "r.yaml", "cues.verified: 1.0\nclass: [primary]\n")
+    write(tmp_path / "s.jsonl", record("MySQL 8", "2026-06-02", "primary"))
+    result = run_cli("reconcile", "s.jsonl", "--registry", "r.yaml", "--isolated", cwd=tmp_path)
+    assert result.code == 2 and "r.yaml:2:" in result.err and "Traceback" not in result.err

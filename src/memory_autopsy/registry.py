@@ -1,19 +1,18 @@
-"""Reliability weights from a `--registry` file: the seed's YAML subset, read without PyYAML.
+"""Reliability weights from a `--registry` file: a YAML mapping, read with PyYAML.
 
-Accepted lines (comments with `#`, blank lines and a leading `---` are ignored)::
+Accepted shapes (comments, blank lines and a leading `---` are YAML's own)::
 
     cues.verified: 1.0          # flat, dotted
     class.unclassified: 0.2
     fidelity:                   # or one level of nesting
       PARTIAL: 0.8
 
-Every other line is a usage error naming the file and the line: a silently ignored weight
-would change verdicts without anyone noticing.
+Every other key or value is a usage error naming the file and the line: a silently ignored
+weight would change verdicts without anyone noticing.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from memory_autopsy.errors import UsageError
@@ -23,9 +22,6 @@ from memory_autopsy.verdict import Weights
 GROUPS = ("cues", "class", "fidelity")
 CLASSES = ("primary", "secondary", "unclassified")
 BANDS = ("FULL", "PARTIAL", "RESIDUAL")
-
-_LINE = re.compile(r"^(?P<indent>[ ]*)(?P<key>[^:#]+?)\s*:\s*(?P<value>[^#]*?)\s*(?:#.*)?$")
-
 
 def load_weights(settings: Settings, registry: str | None = None) -> Weights:
     """Defaults, overlaid by the rule file's weights, overlaid by the registry file."""
@@ -44,39 +40,47 @@ def read_registry(path: str) -> dict[str, float]:
 
 
 def parse_registry(text: str, name: str = "registry") -> dict[str, float]:
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise UsageError(f"{name}:{line}: not YAML: {error.problem or error}") from None
+    except yaml.YAMLError as error:
+        raise UsageError(f"{name}:1: not YAML: {error}") from None
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise UsageError(f"{name}:{_line(root)}: expected `key: weight`, got {_text(root)!r}")
     weights: dict[str, float] = {}
-    group: str | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        if not line.strip() or line.lstrip().startswith("#") or line.strip() == "---":
-            continue
-        match = _LINE.match(line.replace("\t", "    "))
-        if match is None:
-            raise UsageError(f"{name}:{number}: expected `key: weight`, got {raw.strip()!r}")
-        key, value, nested = _unquote(match["key"]), match["value"], bool(match["indent"])
-        if not value:
-            group = _group_header(key, nested, name, number)
-            continue
-        if nested and group is None:
-            raise UsageError(f"{name}:{number}: indented line outside a group: {raw.strip()!r}")
-        full = f"{group}.{key}" if nested else key
-        if not nested:
-            group = None
-        weights[_checked_key(full, name, number)] = _weight(value, name, number)
+    for key, value in root.value:
+        word = _text(key)
+        if isinstance(value, yaml.MappingNode):
+            group = _group_header(word, False, name, _line(key))
+            for inner, weight in value.value:
+                full = f"{group}.{_text(inner)}"
+                weights[_checked_key(full, name, _line(inner))] = _weight(weight, name)
+        else:
+            weights[_checked_key(word, name, _line(key))] = _weight(value, name)
     return weights
+
+
+def _line(node: object) -> int:
+    mark = getattr(node, "start_mark", None)
+    return mark.line + 1 if mark is not None else 1
+
+
+def _text(node: object) -> str:
+    value = getattr(node, "value", "")
+    return value if isinstance(value, str) else "(a list or mapping)"
 
 
 def _group_header(key: str, nested: bool, name: str, number: int) -> str:
     if nested or key not in GROUPS:
         raise UsageError(f"{name}:{number}: unknown group {key!r} (expected one of {', '.join(GROUPS)})")
     return key
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    return text
 
 
 def _checked_key(key: str, name: str, number: int) -> str:
@@ -93,9 +97,10 @@ def _checked_key(key: str, name: str, number: int) -> str:
     )
 
 
-def _weight(text: str, name: str, number: int) -> float:
+def _weight(node: object, name: str) -> float:
+    text, number = _text(node), _line(node)
     try:
-        weight = float(_unquote(text))
+        weight = float(text)
     except ValueError:
         raise UsageError(f"{name}:{number}: weight {text!r} is not a number") from None
     if not 0.0 <= weight <= 1.0:
