@@ -192,7 +192,7 @@ api.load_store = load_store
 report = api.lint(paths, Settings(parse_cache=cache or None))
 linted = time.perf_counter()
 if changed:
-    from memory_autopsy.ci_filters import filter_report
+    from memory_autopsy.ci.filters import filter_report
     report = filter_report(report, None, frozenset(changed.split(","))).report
 with open(out, "w", encoding="utf-8") as handle:
     write = getattr(json_format, "iter_report", None)

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import ROOT, run_cli, write
 from memory_autopsy.api import admit
-from memory_autopsy.gate import AdmitVerdict
 from memory_autopsy.model import RECORD_FIELDS
+from memory_autopsy.verdicts.gate import AdmitVerdict
 
 SEED_FACT = {"entity": "billing-store", "slot": "tool", "value": "MariaDB", "date": "2026-07-01", "source": "ops"}
 

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import EXAMPLES
 from memory_autopsy.api import lint_loaded, load_store
-from memory_autopsy.ci_filters import touches_changed
+from memory_autopsy.ci.filters import touches_changed
 from memory_autopsy.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

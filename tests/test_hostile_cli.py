@@ -255,7 +255,7 @@ def test_a_deep_baseline_entry_is_a_usage_error(tmp_path: Path) -> None:
     write(tmp_path / "m.md", MEMORY)
     entry = {"fingerprint": "f", "rule": json.loads("[" * 900 + "]" * 900)}
     document = {"tool": "memory-autopsy", "format": 1, "entries": [entry]}
-    from memory_autopsy.baseline import SCHEME
+    from memory_autopsy.ci.baseline import SCHEME
 
     write(tmp_path / "base.json", json.dumps({**document, "fingerprints": SCHEME}))
     result = run_cli("scan", "m.md", "--isolated", "--baseline", "base.json", cwd=tmp_path)

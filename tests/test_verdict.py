@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, run_cli, write
-from memory_autopsy.registry import load_weights, parse_registry
 from memory_autopsy.settings import Settings
+from memory_autopsy.verdicts.registry import load_weights, parse_registry
 
 
 def record(value: str, date: str, klass: str, claim: str | None = None, **extra: Any) -> str:

@@ -24,10 +24,10 @@ from memory_autopsy.errors import UsageError
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
-    from memory_autopsy.gate import AdmitVerdict
     from memory_autopsy.ingest.loader import Source
     from memory_autopsy.model import Problem, Store
-    from memory_autopsy.verdict import Weights
+    from memory_autopsy.verdicts.gate import AdmitVerdict
+    from memory_autopsy.verdicts.verdict import Weights
 
 ENGINES = ("heuristic", "embed")
 _NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
@@ -214,7 +214,7 @@ def memory_as_of(
     """What the store held to be true on a date (validity windows first, observations second)."""
     from memory_autopsy.dates import day_of, parse_date
     from memory_autopsy.formatters.asof import format_json
-    from memory_autopsy.temporal import as_of, knows_entity
+    from memory_autopsy.verdicts.asof import as_of, knows_entity
 
     day = day_of(parse_date(date))
     if day is None:
@@ -232,7 +232,7 @@ def memory_why(
 ) -> dict[str, Any]:
     """One fact's provenance and what corroborates, contradicts and supersedes it."""
     from memory_autopsy.api import lint_loaded
-    from memory_autopsy.why import explain, format_json
+    from memory_autopsy.verdicts.why import explain, format_json
 
     if not isinstance(id, str) or not id.strip():
         raise ToolRefused(
@@ -292,8 +292,8 @@ def _sources(files: list[str], roots: Roots, problems: list[Problem]) -> Iterato
 def _admit(fact: dict[str, Any], store: str, settings: Settings, roots: Roots) -> AdmitVerdict:
     """gate.admit over confined reads. It mirrors gate.admit after its `_read`, because the gate
     opens the files by name itself; an entry point taking sources would remove the copy."""
-    from memory_autopsy import gate
     from memory_autopsy.ingest.loader import Source, load_sources
+    from memory_autopsy.verdicts import gate
 
     settings = replace(settings, as_of=None, max_age_days=None)
     problem = gate.fact_problem(fact)
@@ -320,6 +320,6 @@ def _admit(fact: dict[str, Any], store: str, settings: Settings, roots: Roots) -
 
 
 def _weights(settings: Settings) -> Weights:
-    from memory_autopsy.registry import load_weights
+    from memory_autopsy.verdicts.registry import load_weights
 
     return load_weights(settings, None)

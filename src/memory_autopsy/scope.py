@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memory_autopsy.changed import GitError, from_root, git, norm, repo_root
+from memory_autopsy.ci.changed import GitError, from_root, git, norm, repo_root
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.dialects import (
     DEFAULT_SCOPE,

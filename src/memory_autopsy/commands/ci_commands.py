@@ -92,7 +92,7 @@ def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Sett
 
 
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy import changed as git_changes
+    from memory_autopsy.ci import changed as git_changes
     from memory_autopsy.config import locate
     from memory_autopsy.scope import context_files, scope_root
 
@@ -103,7 +103,7 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not changed:
         return 0
     from memory_autopsy.api import lint
-    from memory_autopsy.ci_filters import filter_report, resolve_baseline
+    from memory_autopsy.ci.filters import filter_report, resolve_baseline
     from memory_autopsy.commands.lint import emit, output_format, rule_filter
 
     rule_filter(args)  # --select/--ignore are checked before the scope is read
@@ -124,13 +124,13 @@ ACCEPT_HINT = (
 
 
 def run_baseline(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.baseline_command import update_baseline
+    from memory_autopsy.ci.baseline_command import update_baseline
 
     return update_baseline(args, settings_from_args(args), out)
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.ci_runner import run_ci as runner
+    from memory_autopsy.ci.runner import run_ci as runner
 
     return runner(args, out, err)
 

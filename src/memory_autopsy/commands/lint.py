@@ -163,7 +163,7 @@ def render(report: Report, fmt: str, settings: Settings, options: TextOptions | 
 
         return markdown.format_report(report)
     if fmt in ("sarif", "github"):  # repository-relative paths, rule-file levels: as `ci` does
-        from memory_autopsy.ci_runner import code_scanning_view
+        from memory_autopsy.ci.runner import code_scanning_view
 
         return code_scanning_view(report, fmt, settings)
     from memory_autopsy.formatters import text
@@ -211,7 +211,7 @@ def emit(args: argparse.Namespace, report: Report, settings: Settings, fmt: str,
 def _post_process(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
     """Changed-files and baseline filters (the CI layer) when asked for."""
     if getattr(args, "changed_since", None) or getattr(args, "baseline", None) or settings.baseline:
-        from memory_autopsy.ci_filters import apply_filters
+        from memory_autopsy.ci.filters import apply_filters
 
         return apply_filters(args, report, settings)
     return report

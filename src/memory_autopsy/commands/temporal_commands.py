@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
 
 if TYPE_CHECKING:
-    from memory_autopsy.verdict import Weights
+    from memory_autopsy.verdicts.verdict import Weights
 
 # `rejected` has its own code: 2 is a usage error and 3 an internal error for every command.
 ADMIT_EXIT = {"accepted": 0, "requires_review": 1, "rejected": 4}
@@ -69,14 +69,14 @@ def _load(paths: list[str], settings: Settings) -> Store:
 
 
 def _weights(args: argparse.Namespace, settings: Settings) -> Weights:
-    from memory_autopsy.registry import load_weights
+    from memory_autopsy.verdicts.registry import load_weights
 
     return load_weights(settings, getattr(args, "registry", None))
 
 
 def run_as_of(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.formatters import asof
-    from memory_autopsy.temporal import as_of, knows_entity
+    from memory_autopsy.verdicts.asof import as_of, knows_entity
 
     day = day_of(parse_date(args.date))
     if day is None:
@@ -118,7 +118,7 @@ def _fact_argument(text: str) -> Any:
 
 
 def run_admit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.gate import admit, format_verdict
+    from memory_autopsy.verdicts.gate import admit, format_verdict
 
     settings = settings_from_args(args)
     verdict = admit(_fact_argument(args.fact), list(args.paths), settings)
@@ -132,7 +132,7 @@ def run_admit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def run_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import lint_loaded
-    from memory_autopsy.why import explain, format_json, format_text, parse_location
+    from memory_autopsy.verdicts.why import explain, format_json, format_text, parse_location
 
     *paths, wanted = args.args
     location = parse_location(wanted)
@@ -164,7 +164,7 @@ def _with_file(paths: list[str], file: str) -> list[str]:
 def _explain_line(wanted: str, location: tuple[str, int, int], report: Report, weights: Weights,
                   settings: Settings, *, as_json: bool) -> str:
     from memory_autopsy.ingest.loader import display_path
-    from memory_autopsy.why import explain_fact, facts_at, format_location_json, format_text
+    from memory_autopsy.verdicts.why import explain_fact, facts_at, format_location_json, format_text
 
     path, line, obs = location
     facts = facts_at(display_path(path), line, obs, report.facts)

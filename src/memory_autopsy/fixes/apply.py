@@ -17,11 +17,10 @@ from typing import TextIO
 
 from memory_autopsy.fixes.atomic import FileChanged, Refused, atomic_write, check_replaceable, read_bytes
 from memory_autopsy.fixes.items import span
-from memory_autopsy.fixes.plan import Fix, plan
+from memory_autopsy.fixes.plan import Fix, fix_lines, plan
 from memory_autopsy.fixes.rewrite import Rewritten, rewrite
 from memory_autopsy.fixes.snapshot import record, take
 from memory_autopsy.fixes.tempfiles import clean_stale
-from memory_autopsy.formatters.markdown import fix_lines
 from memory_autopsy.ingest.loader import Source, load_sources
 from memory_autopsy.model import Fact, Report
 

@@ -162,3 +162,21 @@ def _prose_slot(fact: Fact) -> tuple[str, str]:
     if len(words) == 2:
         return words[0].lower().strip(":"), words[1]
     return "claim", body
+
+
+def fix_lines(fixes: list[Fix]) -> list[str]:
+    """The plan as markdown list lines (the report's fix plan, the summary after --apply)."""
+    lines: list[str] = []
+    for fix in fixes:
+        where = f"{fix.fact.path}:{fix.fact.line}"
+        claim = _cell(fix.fact.claim)
+        if fix.action == "supersede":
+            lines.append(f"- supersede {where} — \"{claim}\" (valid_to {fix.valid_to})")
+            lines.append(f"  new: {fix.new_line}")
+        else:
+            lines.append(f"- delete {where} — \"{claim}\" ({_cell(fix.reason)})")
+    return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

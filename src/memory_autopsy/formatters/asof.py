@@ -9,8 +9,8 @@ from memory_autopsy import __version__
 from memory_autopsy.engine.context import fact_body
 from memory_autopsy.formatters.visible import json_safe, visible
 from memory_autopsy.model import Fact
-from memory_autopsy.temporal import AsOfView
-from memory_autopsy.verdict import CAPPED, LOSER, WINNER, Judged
+from memory_autopsy.verdicts.asof import AsOfView
+from memory_autopsy.verdicts.verdict import CAPPED, LOSER, WINNER, Judged
 
 SHOWN = {WINNER: "CURRENT", LOSER: "LOSER", CAPPED: "CAPPED"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from memory_autopsy.fixes.plan import Fix, plan
+from memory_autopsy.fixes.plan import fix_lines, plan
 from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Fact, Report
 from memory_autopsy.rules import BY_ID
@@ -19,18 +19,6 @@ def _side(label: str, fact: Fact | None) -> str:
         return ""
     when = f" (observed {fact.observed_at})" if fact.observed_at else " (undated)"
     return f"  - {label}: \"{_cell(fact.claim)}\"{when}"
-
-
-def fix_lines(fixes: list[Fix]) -> list[str]:
-    lines: list[str] = []
-    for fix in fixes:
-        where = f"{fix.fact.path}:{fix.fact.line}"
-        if fix.action == "supersede":
-            lines.append(f"- supersede {where} — \"{_cell(fix.fact.claim)}\" (valid_to {fix.valid_to})")
-            lines.append(f"  new: {fix.new_line}")
-        else:
-            lines.append(f"- delete {where} — \"{_cell(fix.fact.claim)}\" ({_cell(fix.reason)})")
-    return lines
 
 
 def format_report(report: Report, *, applied: bool = False) -> str:

@@ -10,7 +10,7 @@ from memory_autopsy.engine.context import fact_body
 from memory_autopsy.formatters.asof import cell, located
 from memory_autopsy.formatters.visible import json_safe, visible
 from memory_autopsy.model import Fact, Report, Store
-from memory_autopsy.verdict import (
+from memory_autopsy.verdicts.verdict import (
     CAPPED,
     LOSER,
     WINNER,

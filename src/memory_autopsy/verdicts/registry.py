@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memory_autopsy.errors import UsageError
 from memory_autopsy.settings import Settings
-from memory_autopsy.verdict import Weights
+from memory_autopsy.verdicts.verdict import Weights
 
 GROUPS = ("cues", "class", "fidelity")
 CLASSES = ("primary", "secondary", "unclassified")

@@ -14,7 +14,7 @@ from memory_autopsy.engine.context import fact_body
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Fact, Finding, Report
 from memory_autopsy.normalize import entity_form, normalize_claim
-from memory_autopsy.verdict import CONFLICT_RULES, HEDGE_RULES, Weights, reliability
+from memory_autopsy.verdicts.verdict import CONFLICT_RULES, HEDGE_RULES, Weights, reliability
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 ORDERED = CONFLICT_RULES  # flagged side is the older one unless the finding is layer 2c

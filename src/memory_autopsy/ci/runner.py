@@ -18,9 +18,9 @@ import shlex
 from pathlib import Path
 from typing import TextIO
 
-from memory_autopsy import changed as git_changes
-from memory_autopsy.baseline import Baseline
-from memory_autopsy.ci_filters import Filtered, filter_report, resolve_baseline
+from memory_autopsy.ci import changed as git_changes
+from memory_autopsy.ci.baseline import Baseline
+from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline
 from memory_autopsy.commands.ci_commands import with_cache
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 from memory_autopsy.config import locate

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import TextIO
 
-from memory_autopsy.baseline import DEFAULT_PATH, Baseline, dumps, load, read_text, update
+from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, dumps, load, read_text, update
 from memory_autopsy.commands.common import write_output
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report
@@ -23,7 +23,7 @@ def _lint(args: argparse.Namespace, settings: Settings) -> Report:
         if not report.paths:
             raise UsageError("no readable input files among: " + ", ".join(args.paths))
         return report
-    from memory_autopsy.ci_filters import scope_paths
+    from memory_autopsy.ci.filters import scope_paths
 
     return lint(scope_paths(args, settings), settings)
 

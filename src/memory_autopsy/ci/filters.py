@@ -11,8 +11,8 @@ import argparse
 import os
 from dataclasses import dataclass, replace
 
-from memory_autopsy.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
-from memory_autopsy.changed import as_reported
+from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
+from memory_autopsy.ci.changed import as_reported
 from memory_autopsy.model import Finding, Report
 from memory_autopsy.settings import Settings
 
@@ -72,7 +72,7 @@ def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) 
     _, baseline = resolve_baseline(getattr(args, "baseline", None), settings)
     changed = None
     if getattr(args, "changed_since", None):
-        from memory_autopsy.changed import changed_since
+        from memory_autopsy.ci.changed import changed_since
 
         changed = changed_since(args.changed_since)
     filtered = filter_report(report, baseline, changed,

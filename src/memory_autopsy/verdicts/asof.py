@@ -17,7 +17,7 @@ from memory_autopsy.dates import day_of
 from memory_autopsy.model import Fact, Problem, Store
 from memory_autopsy.normalize import entity_form
 from memory_autopsy.settings import Settings
-from memory_autopsy.verdict import Judged, Weights, resolve
+from memory_autopsy.verdicts.verdict import Judged, Weights, resolve
 
 IN_EFFECT, NOT_YET_VALID, EXPIRED, UNANCHORED = "in_effect", "not_yet_valid", "expired", "unanchored"
 

@@ -23,7 +23,7 @@ from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sour
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
-from memory_autopsy.verdict import CONFLICT_RULES
+from memory_autopsy.verdicts.verdict import CONFLICT_RULES
 
 CANDIDATE = "<candidate>.jsonl"
 WARN_RULES = {"likely_conflict": "hedge", "near_duplicate": "near-duplicate", "unresolved_alias": "alias"}
