@@ -8,15 +8,32 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from memory_autopsy.engine import lint_store
-from memory_autopsy.engine.run import Layer
-from memory_autopsy.ingest.cache import ParseCache
-from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sources
-from memory_autopsy.model import Problem, Report, Store
-from memory_autopsy.selection import filter_paths
-from memory_autopsy.settings import Settings
+if TYPE_CHECKING:
+    from memory_autopsy.engine.run import Layer
+    from memory_autopsy.ingest.loader import Source
+    from memory_autopsy.model import Problem, Report, Store
+    from memory_autopsy.settings import Settings
+
+# The engine and the readers load on first use: the CLI imports this module for paused_gc on
+# every run, and the hook, which often has nothing to lint, starts on every commit.
+_LAZY = {
+    "lint_store": "memory_autopsy.engine", "Layer": "memory_autopsy.engine.run",
+    "ParseCache": "memory_autopsy.ingest.cache", "Source": "memory_autopsy.ingest.loader",
+    "expand": "memory_autopsy.ingest.loader", "load_sources": "memory_autopsy.ingest.loader",
+    "read_sources": "memory_autopsy.ingest.loader", "Problem": "memory_autopsy.model",
+    "Report": "memory_autopsy.model", "Store": "memory_autopsy.model",
+    "filter_paths": "memory_autopsy.selection", "Settings": "memory_autopsy.settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names this module used to import eagerly (`api.Source`, `api.read_sources`)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(_LAZY[name]), name)
 
 
 def load_store(
@@ -28,6 +45,11 @@ def load_store(
 ) -> Store:
     """Read memory files and folders into one Store (folders honour include/exclude). `extra`
     are sources already in memory (standard input); `on_read` hears each path read (progress)."""
+    from memory_autopsy.ingest.cache import ParseCache
+    from memory_autopsy.ingest.loader import expand, load_sources
+    from memory_autopsy.selection import filter_paths
+    from memory_autopsy.settings import Settings
+
     settings = settings or Settings()
     given = list(paths)
     files, problems = expand(given)
@@ -49,8 +71,10 @@ def load_store(
 
 def _iter_sources(files: list[str], problems: list[Problem]) -> Iterator[Source]:
     """Read one file at a time, so a large store's bytes are dropped once parsed."""
+    from memory_autopsy.ingest import loader
+
     for name in files:
-        sources, read_problems = read_sources([name])
+        sources, read_problems = loader.read_sources([name])
         problems.extend(read_problems)
         yield from sources
 
@@ -70,6 +94,8 @@ def lint(
     on_read: Callable[[str], None] | None = None,
 ) -> Report:
     """Lint memory files (or directories) and return the report."""
+    from memory_autopsy.settings import Settings
+
     settings = settings or Settings()
     with paused_gc():
         store = load_store([paths] if isinstance(paths, str) else paths, settings, extra=extra,
@@ -91,6 +117,9 @@ def paused_gc() -> Iterator[None]:
 
 
 def lint_loaded(store: Store, settings: Settings | None = None, *, today: date | None = None) -> Report:
+    from memory_autopsy.engine import lint_store
+    from memory_autopsy.settings import Settings
+
     settings = settings or Settings()
     return lint_store(store, settings, extra_layer=extra_layer(settings), today=today)
 
@@ -105,7 +134,7 @@ def extra_layer(settings: Settings) -> Layer | None:
 
 
 def admit(fact: dict[str, Any], store: str | Iterable[str], settings: Settings | None = None) -> Any:
-    """Gate one incoming fact against a store before an agent persists it (see gate.py)."""
-    from memory_autopsy.gate import admit as gate_admit
+    """Gate one incoming fact against a store before an agent persists it (see verdicts/gate.py)."""
+    from memory_autopsy.verdicts.gate import admit as gate_admit
 
     return gate_admit(fact, store, settings)
