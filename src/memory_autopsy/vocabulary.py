@@ -13,6 +13,8 @@ FORWARD_TRIGGERS = (
     "switched away from", "replaced", "deprecated", "sunset", "sunsetted", "retired",
     "decommissioned", "dropped", "removed", "no longer", "stopped using", "abandoned",
     "ditched", "phased out", "got rid of", "moved away", "resigned from", "shut down",
+    "transition from", "transitioned from", "migration from", "migrating from", "switching from",
+    "moving away from",
 )
 # Triggers whose anchor is what precedes them ("Helios was sunset", "X replaced by Y").
 BACKWARD_TRIGGERS = ("replaced by", "superseded by", "was replaced", "is deprecated")
