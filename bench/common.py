@@ -166,7 +166,8 @@ def store_for(shape: str, n: int, seed: int, cache: Path) -> tuple[Path, float, 
 
 # argv: WARM_UP ("" = none; else a file linted first, untimed, so lazy imports, compiled
 # patterns and word lists are loaded before the clock starts) CACHE_DIR ("" = no parse cache)
-# CHANGED ("" = report everything; else comma-separated paths, filtered as the hook filters)
+# CHANGED ("" = report everything; else comma-separated paths, linted with them as the focus and
+# filtered as the hook does both)
 # REPORT_OUT PATH...
 # It calls `memory_autopsy.api.lint` (timing its `load_store` call as the ingest phase), writes
 # the JSON report as `scan --json` does, and prints its timings as one JSON line on stdout.
@@ -178,6 +179,7 @@ from memory_autopsy.settings import Settings
 from memory_autopsy.formatters import json_format
 imported = time.perf_counter()
 warm_up, cache, changed, out, *paths = sys.argv[1:]
+focus = frozenset(changed.split(",")) if changed else None
 if warm_up:
     api.lint([warm_up], Settings())
     imported = time.perf_counter()
@@ -189,11 +191,15 @@ def load_store(*args, **kwargs):
     ingest.append(time.perf_counter() - began)
     return store
 api.load_store = load_store
-report = api.lint(paths, Settings(parse_cache=cache or None))
+try:
+    settings = Settings(parse_cache=cache or None, focus=focus)
+except TypeError:  # a version without the focus setting
+    settings = Settings(parse_cache=cache or None)
+report = api.lint(paths, settings)
 linted = time.perf_counter()
 if changed:
     from memory_autopsy.ci.filters import filter_report
-    report = filter_report(report, None, frozenset(changed.split(","))).report
+    report = filter_report(report, None, focus).report
 with open(out, "w", encoding="utf-8") as handle:
     write = getattr(json_format, "iter_report", None)
     handle.writelines(write(report)) if write else handle.write(json_format.format_report(report))

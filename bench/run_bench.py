@@ -12,7 +12,8 @@ measures in the same run:
 - peer: `memlint check STORE --json` on the JSON document, from its own venv under the cache
   folder (installed on demand; `n/a` with the reason when it cannot be installed);
 - hook: a one-line append to the 100k JSONL store (as one file and as 100 files), linted
-  with a warm parse cache and filtered to the changed file as the hook does, against a cold run;
+  with a warm parse cache, focused on and filtered to the changed file as the hook does, against
+  a cold run;
 - start-up: `python -c pass` vs `scan three.md` vs `hook three.md`, best of 7 each.
 
 Every child is started with Popen and reaped with `os.wait4`, which returns that child's own
@@ -623,8 +624,8 @@ def _print_peer(peer: Peer) -> None:
 
 
 def _print_hook(hook: list[HookResult]) -> None:
-    print("\nhook after a one-line append to the JSONL store (api.lint + the hook's filter to the "
-          "changed file;\nthe engine still lints the whole store as context). seconds, best of the runs")
+    print("\nhook after a one-line append to the JSONL store (api.lint focused on the changed file, then "
+          "the hook's filter;\nthe whole store is still read as context). seconds, best of the runs")
     header = (f"  {'layout':<10} {'facts':>9} {'cold':>7} {'warm, same':>10} {'warm, +1 line':>13} "
               f"{'ingest cold':>11} {'ingest warm':>11} {'warm/cold':>9}")
     print(header)

@@ -117,3 +117,31 @@ def test_the_hook_caches_by_default_and_not_with_no_cache(tmp_path: Path) -> Non
     assert run_cli("hook", "memory.md", cwd=tmp_path / "a").code == 0  # warm
     assert run_cli("hook", "memory.md", "--no-cache", cwd=tmp_path / "b").code == 0
     assert not (tmp_path / "b" / ".memory-autopsy-cache").exists()
+
+
+def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkeypatch) -> None:
+    """A JSONL store is cached in spans of lines: an append re-reads the last span only, and
+    every read, cold, warm or partly warm, equals a parse without the cache."""
+    from memory_autopsy.ingest import json_store, loader
+
+    for module in (loader, json_store):
+        monkeypatch.setattr(module, "CHUNK", 3)  # spans of three records
+    store = tmp_path / "store.jsonl"
+    records = [{"entity": f"svc-{i % 4}", "claim": f"uses redis {i}", "observed_at": f"2026-01-{i + 1:02d}"}
+               for i in range(10)]
+    lines = [json.dumps(r) for r in records]
+    lines.insert(4, "")  # a blank line inside a span
+    store.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def read(cache: ParseCache | None) -> tuple[object, ...]:
+        source = loader.Source(str(store), store.read_bytes())
+        return loader.load_sources([source], cache=cache).facts
+
+    cold = ParseCache(tmp_path / "cache")
+    assert read(cold) == read(None) and (cold.misses, cold.written) == (4, 4)
+    warm = ParseCache(tmp_path / "cache")
+    assert read(warm) == read(None) and (warm.hits, warm.misses) == (4, 0)
+    with store.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"entity": "svc-1", "claim": "uses valkey 8"}) + "\n")
+    appended = ParseCache(tmp_path / "cache")
+    assert read(appended) == read(None) and (appended.hits, appended.misses) == (3, 1)

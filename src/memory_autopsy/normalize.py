@@ -9,6 +9,8 @@ import string
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from json.encoder import encode_basestring_ascii as _json_str
+from typing import Any
 
 _PUNCT = re.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
 _ASCII_PUNCT = str.maketrans({c: " " for c in string.punctuation if c != "."})
@@ -77,7 +79,11 @@ def entity_form(name: str) -> str:
 
 def content_id(parts: Iterable[object]) -> str:
     """16 hex chars of SHA-256 over a canonical JSON rendering of normalized content."""
-    payload = json.dumps(list(parts), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+    items: list[Any] = list(parts)
+    try:  # strings and nulls (every fact id): what json.dumps writes, without its per-call setup
+        payload = "[" + ",".join(["null" if p is None else _json_str(p) for p in items]) + "]"
+    except TypeError:  # a number or a container: json.dumps itself
+        payload = json.dumps(items, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(payload.encode("ascii")).hexdigest()[:16]
 
 

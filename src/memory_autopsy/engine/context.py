@@ -62,6 +62,16 @@ class Context:
         return self.settings.lexicon or default_lexicon()
 
     def norm_body(self, fact: Fact) -> str:
+        try:  # the hottest call of the engine (several per fact): one subscript when known
+            return self._norm[fact.order]
+        except KeyError:
+            return self._normalize(fact)
+
+    def _normalize(self, fact: Fact) -> str:
+        """The first call normalizes every fact of the run in one pass (the copied-block layer
+        reads them all); a fact from outside the run is normalized alone."""
+        if not self._norm:
+            self._norm.update({f.order: normalize_claim(fact_body(f)) for f in self.facts})
         cached = self._norm.get(fact.order)
         if cached is None:
             cached = self._norm[fact.order] = normalize_claim(fact_body(fact))
@@ -89,23 +99,29 @@ class Context:
 
     @cached_property
     def by_entity(self) -> dict[str, list[Fact]]:
-        return _by_entity(self.facts)
+        return self._groups[0]
 
     @cached_property
     def active_by_entity(self) -> dict[str, list[Fact]]:
-        return _by_entity(self.active)
+        return self._groups[1]
+
+    @cached_property
+    def _groups(self) -> tuple[dict[str, list[Fact]], dict[str, list[Fact]]]:
+        """All facts and the active ones by entity form, in one pass (as `active` selects)."""
+        groups: dict[str, list[Fact]] = {}
+        active: dict[str, list[Fact]] = {}
+        as_of = self.settings.as_of
+        for fact in self.facts:
+            form = entity_form(fact.entity)
+            groups.setdefault(form, []).append(fact)
+            if fact.valid_to is None or (as_of is not None and fact.valid_to > as_of):
+                active.setdefault(form, []).append(fact)
+        return groups, active
 
     def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
         if not fact.slot:
             return None
         return entity_form(fact.entity), _canonical_slot(fact.slot, self.settings.vocabulary), fact.qualifier
-
-
-def _by_entity(facts: Sequence[Fact]) -> dict[str, list[Fact]]:
-    groups: dict[str, list[Fact]] = {}
-    for fact in facts:
-        groups.setdefault(entity_form(fact.entity), []).append(fact)
-    return groups
 
 
 @lru_cache(maxsize=4096)

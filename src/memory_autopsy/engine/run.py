@@ -50,8 +50,10 @@ def lint_store(
     ctx = Context(facts, settings, focus_forms=focus)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
-    found += hygiene.unsourced(ctx)
-    found += hygiene.per_fact(ctx)
+    # Provenance and windows judge each file's facts alone: a focused run reads the focus only.
+    own = ctx if settings.focus is None else Context([f for f in facts if f.path in settings.focus], settings)
+    found += hygiene.unsourced(own)
+    found += hygiene.per_fact(own)
     found += hygiene.duplicate_ids(ctx)
     found += hygiene.orphans(store, ctx)
     found += hygiene.look_alikes(store, ctx)

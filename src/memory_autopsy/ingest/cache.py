@@ -17,6 +17,7 @@ import os
 import tempfile
 from dataclasses import fields
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,12 @@ FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
 _DRAFT_FIELDS = tuple(f.name for f in fields(Draft))
 _TUPLES = frozenset({"aliases", "suppress"})
+# A row holds the fields in _DRAFT_FIELDS order (Draft's positional order); these are checked
+# or converted by position, so a cached store is read without a dict per draft.
+_PATH, _LINE, _CLAIM, _FIDELITY = (_DRAFT_FIELDS.index(n) for n in ("path", "line", "claim", "fidelity"))
+_TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
+_ROW = attrgetter(*_DRAFT_FIELDS)
+_FIDELITIES = {f.value: f for f in Fidelity}
 
 
 class ParseCache:
@@ -39,17 +46,20 @@ class ParseCache:
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
 
-    def key(self, path: str, data: bytes) -> str:
+    def key(self, path: str, data: bytes, part: str = "") -> str:
+        """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
         digest = hashlib.sha256(self.salt.encode("utf-8"))
         digest.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
+        if part:
+            digest.update(b"part " + part.encode("utf-8") + b"\0")
         digest.update(data)
         return digest.hexdigest()
 
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: str, data: bytes) -> JsonResult | None:
-        target = self._file(self.key(path, data))
+    def get(self, path: str, data: bytes, part: str = "") -> JsonResult | None:
+        target = self._file(self.key(path, data, part))
         try:
             with open(target, encoding="utf-8") as handle:
                 result = decode(json.load(handle), path)
@@ -60,13 +70,14 @@ class ParseCache:
         self.hits += 1
         return result
 
-    def put(self, path: str, data: bytes, result: JsonResult) -> None:
-        target = self._file(self.key(path, data))
+    def put(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
+        target = self._file(self.key(path, data, part))
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(encode(result), handle, ensure_ascii=True, separators=(",", ":"))
+                # dumps, not dump: json.dump encodes piece by piece in Python, several times slower
+                handle.write(json.dumps(encode(result), ensure_ascii=True, separators=(",", ":")))
             os.replace(temp, target)
             self.written += 1
         except (OSError, ValueError):
@@ -111,7 +122,7 @@ def _plain(value: Any) -> Any:
 
 def encode(result: JsonResult) -> dict[str, Any]:
     return {
-        "drafts": [[_field(getattr(d, name)) for name in _DRAFT_FIELDS] for d in result.drafts],
+        "drafts": [_row(d) for d in result.drafts],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -119,26 +130,24 @@ def encode(result: JsonResult) -> dict[str, Any]:
     }
 
 
-def _field(value: Any) -> Any:
-    if isinstance(value, Fidelity):
-        return value.value
-    if isinstance(value, tuple):
-        return list(value)
-    return value
+def _row(draft: Draft) -> list[Any]:
+    row = list(_ROW(draft))  # tuples are written as JSON arrays
+    row[_FIDELITY] = row[_FIDELITY].value
+    return row
 
 
 def decode(data: dict[str, Any], path: str) -> JsonResult:
     drafts = []
+    size = len(_DRAFT_FIELDS)
     for row in data["drafts"]:
-        if len(row) != len(_DRAFT_FIELDS):
+        if type(row) is not list or len(row) != size:
             raise ValueError("cache entry of another shape")
-        values = dict(zip(_DRAFT_FIELDS, row))
-        if values["path"] != path or type(values["line"]) is not int or type(values["claim"]) is not str:
+        if row[_PATH] != path or type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another file")
-        values["fidelity"] = Fidelity(values["fidelity"])
-        for name in _TUPLES:
-            values[name] = tuple(values[name])
-        drafts.append(Draft(**values))
+        row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
+        for index in _TUPLE_AT:
+            row[index] = tuple(row[index])
+        drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,
         declarations=[Declaration(*row) for row in data["declarations"]],

@@ -70,10 +70,11 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
     return result
 
 
-def parse_json_lines(lines: Sequence[Any], path: str, entity_hint: str) -> JsonResult:
-    """Lines of a JSONL store, as str or (read straight from disk) as bytes."""
+def parse_json_lines(lines: Sequence[Any], path: str, entity_hint: str, first: int = 1) -> JsonResult:
+    """Lines of a JSONL store, as str or (read straight from disk) as bytes; `first` is the
+    number of the first line (a span of a store read on its own)."""
     result = JsonResult()
-    numbered: list[tuple[int, Any]] = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    numbered: list[tuple[int, Any]] = [(n, line) for n, line in enumerate(lines, first) if line.strip()]
     for start in range(0, len(numbered), CHUNK):
         _read_chunk(numbered[start : start + CHUNK], path, entity_hint, result)
     return result
@@ -84,7 +85,13 @@ CHUNK = 20000
 
 
 def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, result: JsonResult) -> None:
+    append = result.drafts.append
     for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
+        if type(item) is dict and len(item) == 12:  # a canonical record, as _read_item reads it
+            draft = _canonical(item, path, number)
+            if draft is not None:
+                append(draft)
+                continue
         if item is _BROKEN:
             try:
                 item = json.loads(line)

@@ -11,7 +11,7 @@ from pathlib import Path
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
-from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
+from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
@@ -92,11 +92,7 @@ def load_sources(
         paths.append(source.path)
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
             files.append(read_memory_file(source.path, source.data))
-        result = cache.get(source.path, source.data) if cache is not None else None
-        if result is None:
-            result = parse_source(source, lexicon)
-            if cache is not None:
-                cache.put(source.path, source.data, result)
+        result = parse_source(source, lexicon) if cache is None else _parse_cached(source, lexicon, cache)
         if not (result.drafts or result.problems or result.declarations or result.references):
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
@@ -170,6 +166,44 @@ def _json_lines_bytes(source: Source) -> JsonResult:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     return parse_json_lines(data.split(b"\n"), source.path, Path(source.path).stem)
+
+
+def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) -> JsonResult:
+    """A JSONL store is cached in spans, each the lines parse_json_lines decodes at once (its
+    lines are independent records): a line appended to a large store misses one span."""
+    lines = _jsonl_lines(source)
+    if lines is None:  # anything else is cached whole
+        result = cache.get(source.path, source.data)
+        if result is None:
+            result = parse_source(source, lexicon)
+            cache.put(source.path, source.data, result)
+        return result
+    merged = JsonResult()
+    stem = Path(source.path).stem
+    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::CHUNK] + [len(lines)]
+    for start, end in zip(starts, starts[1:]):
+        span = lines[start:end]
+        data, part = b"\n".join(span), f"lines from {start + 1}"
+        result = cache.get(source.path, data, part)
+        if result is None:
+            result = parse_json_lines(span, source.path, stem, first=start + 1)
+            cache.put(source.path, data, result, part)
+        merged.drafts += result.drafts
+        merged.declarations += result.declarations
+        merged.problems += result.problems
+        merged.related |= result.related
+        merged.references += result.references
+    return merged
+
+
+def _jsonl_lines(source: Source) -> list[bytes] | None:
+    """The lines of a JSONL store that parse_source reads as bytes, else None."""
+    data = source.data
+    if Path(source.path).suffix.lower() != ".jsonl" or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    if _unusable(source) is not None:
+        return None
+    return (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).split(b"\n")
 
 
 def _unusable(source: Source) -> Problem | None:

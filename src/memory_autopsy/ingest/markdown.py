@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
@@ -43,6 +43,8 @@ _REFERENCE = re.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,
 _STRUCK = re.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = re.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = re.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
+# Every date find_dates reads holds a four-digit year: a line without one is not searched.
+_YEAR = re.compile(r"\d{4}")
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
                    "timestamp", "created", "created_at")
@@ -59,6 +61,13 @@ class _Section:
     ident: str
     line: int
     has_content: bool = False
+
+
+class _StackView(NamedTuple):
+    entity: str | None  # the innermost named section's entity
+    status: str  # the innermost generic heading's status
+    guideline: bool  # inside a guideline section
+    idents: tuple[str, ...]  # the sections, innermost first
 
 
 @dataclass
@@ -117,6 +126,7 @@ class _Parser:
         self.log_entries: set[str] = set()
         self.stamp: str | None = None  # a standalone `[DATE] - title` line dates what follows it
         self.stamped = False  # … and ends the section kind of the heading above it
+        self._stack_view: _StackView | None = None  # what every claim reads off the stack
 
     # --- structure -------------------------------------------------------------------
 
@@ -150,6 +160,7 @@ class _Parser:
                 self.log_entries.add(ident)
         guideline = kind == "" and name.casefold() in self.lexicon.guideline_sections
         self.stack.append(_Section(block.level, name, entity, date, kind, guideline, ident, block.line))
+        self._stack_view = None
         if date:
             self.section_dates[ident] = date
             if self.entry == ident:
@@ -158,6 +169,7 @@ class _Parser:
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
             section = self.stack.pop()
+            self._stack_view = None
             if section.entity and not section.has_content and _is_name(section.entity):
                 self.result.declarations.append(
                     Declaration(section.entity, self.path, section.line, "heading", section.entity)
@@ -170,18 +182,31 @@ class _Parser:
             self.stack[-1].has_content = True
 
     @property
+    def _view(self) -> _StackView:
+        """Read off the stack once per heading, not once per claim."""
+        view = self._stack_view
+        if view is None:
+            view = self._stack_view = _StackView(
+                next((s.entity for s in reversed(self.stack) if s.entity), None),
+                next((s.status for s in reversed(self.stack) if s.status), ""),
+                any(s.guideline for s in self.stack),
+                tuple(s.ident for s in reversed(self.stack)),
+            )
+        return view
+
+    @property
     def _entity(self) -> str | None:
-        return next((s.entity for s in reversed(self.stack) if s.entity), None)
+        return self._view.entity
 
     @property
     def _section_status(self) -> str:
         if self.stamped:  # stamped entries appended under a template's Next Steps
             return ""
-        return next((s.status for s in reversed(self.stack) if s.status), "")
+        return self._view.status
 
     @property
     def _guideline_section(self) -> bool:
-        return self.guideline_file or any(s.guideline for s in self.stack)
+        return self.guideline_file or self._view.guideline
 
     # --- claims ----------------------------------------------------------------------
 
@@ -330,9 +355,9 @@ class _Parser:
         draft.end_line = block.end
         draft.entry = self.entry
         line_date = line_date or draft.observed_at
-        prose = find_dates(draft.claim) if line_date is None else []
+        prose = find_dates(draft.claim) if line_date is None and _YEAR.search(draft.claim) else []
         self.pending.append(_Pending(
-            draft, line_date, self.stamp, tuple(s.ident for s in reversed(self.stack)), self.entry,
+            draft, line_date, self.stamp, self._view.idents, self.entry,
             prose[0] if prose else None,
         ))
         if line_date and block.kind == "line" and _STAMPED.match(block.text):

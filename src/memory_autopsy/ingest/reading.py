@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import islice
+from typing import NamedTuple
 
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.lexicon import Lexicon
@@ -20,11 +22,12 @@ _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
 # Tried only where a run of blanks starts (the leftmost match is the same); its optional tail
 # cannot fail, so it never backtracks.
 _STAMP = re.compile(r"(?<!\s)\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
-_PRIORITY = re.compile(r"^\[(?:p\d|high|medium|low)\]\s*", re.I)
 _MARKS = re.compile(r"[*_`]")
 # Tried only where a run of blanks starts, as _STAMP.
 _TRAILING_PAREN = re.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
 _BLANKS = re.compile(r"\s+")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NOT_A_NAME = re.compile(r"[/\\\[\]{}<>|]")
 
 
 def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
@@ -32,18 +35,21 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
     if check is not None:
         return lexicon.checkbox.get(check, "")
     head, tail = text[:4], text[-4:]
-    for marker, status in lexicon.status_markers.items():
+    words = _words_of(lexicon)
+    for marker, status in words.markers if head.isascii() and tail.isascii() else words.all_markers:
         if marker in head or marker in tail:
             return status
-    for match in _PAREN.finditer(text):
-        word = match.group(1).strip().strip("*_").casefold()
-        if word in lexicon.status_words:
-            return lexicon.status_words[word]
+    if "(" in text or "（" in text:
+        for match in _PAREN.finditer(text):
+            word = match.group(1).strip().strip("*_").casefold()
+            if word in lexicon.status_words:
+                return lexicon.status_words[word]
     return _labelled_status(text, lexicon)
 
 
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
-    text = _STAMP.sub("", text, count=1)
+    if _DAY.search(text):  # what _STAMP needs: its search is costly on every line
+        text = _STAMP.sub("", text, count=1)
     label = _LABEL.match(text)
     if label:
         key = label.group(1).strip().casefold()
@@ -51,16 +57,16 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
         for candidate in (key, words[0] if words else ""):  # "Completed Task: …"
             if candidate in lexicon.status_words:
                 return lexicon.status_words[candidate]
-        if key in lexicon.status_columns or any(key.endswith(c) for c in lexicon.status_columns if not c.isascii()):
+        if key in lexicon.status_columns or (not key.isascii() and key.endswith(_words_of(lexicon).columns)):
             return cell_status(label.group(2), lexicon)
         ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
         if ending:
             return ending
-    leading = _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成FavoriteComicsScreen…"
+    leading = "" if text.isascii() else _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成Favorite…"
     if leading:
         return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
-    if len(text.split()) >= 3 and len(words) == 2 and words[1].casefold() in lexicon.status_words:
+    if len(words) == 2 and words[1].casefold() in lexicon.status_words and len(text.split()) >= 3:
         return lexicon.status_words[words[1].casefold()]  # "Phase 4 implementation complete"
     for sep in (" - ", " — ", " – "):
         if sep in text:
@@ -72,12 +78,31 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
 
 def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
     """A CJK status word written against the words it qualifies, with no space between."""
-    for word, status in lexicon.status_words.items():
-        if word.isascii():
-            continue
+    if text.isascii():  # a non-ASCII word is never part of an ASCII line
+        return ""
+    for word, status in _words_of(lexicon).cjk:
         if (text.endswith(word) if at_end else text.startswith(word)) and len(text) > len(word):
             return status
     return ""
+
+
+class _Words(NamedTuple):
+    """The lexicon's words as the per-line checks use them, sorted out once per lexicon."""
+
+    cjk: tuple[tuple[str, str], ...]  # non-ASCII status words, in the lexicon's order
+    markers: tuple[tuple[str, str], ...]  # ASCII status markers (the only ones in ASCII text)
+    all_markers: tuple[tuple[str, str], ...]
+    columns: tuple[str, ...]  # non-ASCII status column names
+
+
+@lru_cache(maxsize=8)
+def _words_of(lexicon: Lexicon) -> _Words:
+    return _Words(
+        cjk=tuple((w, s) for w, s in lexicon.status_words.items() if not w.isascii()),
+        markers=tuple((m, s) for m, s in lexicon.status_markers.items() if m.isascii()),
+        all_markers=tuple(lexicon.status_markers.items()),
+        columns=tuple(c for c in lexicon.status_columns if not c.isascii()),
+    )
 
 
 def cell_status(cell: str, lexicon: Lexicon) -> str:
@@ -111,9 +136,11 @@ def kind_of(text: str, lexicon: Lexicon, *, status: str, section_status: str, gu
 
 def lead_words(text: str) -> tuple[str, ...]:
     """The first two words of a claim, lower-cased, past any date, marker or label prefix."""
-    text = _LEAD_NOISE.sub("", _PRIORITY.sub("", _LEAD_NOISE.sub("", text, count=1)), count=1)
-    words = _WORD.findall(text[:80])
-    return tuple(w.casefold().replace("’", "'") for w in words[:2])
+    # The noise run includes `[`, so no `[P1]` priority is left after it, nor more noise: one
+    # strip does what noise, priority, noise did.
+    noise = _LEAD_NOISE.match(text)
+    text = text[noise.end() :] if noise else text
+    return tuple(m.group().casefold().replace("’", "'") for m in islice(_WORD.finditer(text[:80]), 2))
 
 
 def _is_imperative(lead: tuple[str, ...], lexicon: Lexicon) -> bool:
@@ -191,6 +218,6 @@ def label_prefix(text: str) -> tuple[str, str] | None:
     words = label.split()
     if "`" in label:
         return None
-    if not 0 < len(words) <= 4 or any(ch in label for ch in "/\\[]{}<>|") or "http" in label:
+    if not 0 < len(words) <= 4 or _NOT_A_NAME.search(label) or "http" in label:
         return None
     return label, match.group(2).strip()
