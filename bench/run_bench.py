@@ -382,11 +382,14 @@ class Startup:
     error: str | None = None
 
 
+THREE = "memory/three.md"  # a known memory location: the hook lints it with no rule file
+
+
 def startup_dir(runner: Runner) -> Path:
-    """A folder holding only three.md: the hook may lint its whole working folder."""
+    """A folder holding only memory/three.md: the hook may lint its whole working folder."""
     folder = runner.cache / "startup"
-    folder.mkdir(exist_ok=True)
-    (folder / "three.md").write_text(THREE_FACTS, encoding="utf-8")
+    (folder / "memory").mkdir(parents=True, exist_ok=True)
+    (folder / THREE).write_text(THREE_FACTS, encoding="utf-8")
     return folder
 
 
@@ -397,12 +400,12 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
     if not scan_ok:
         return result
     try:
-        scan = ["-m", "memory_autopsy", "scan", "three.md"]
+        scan = ["-m", "memory_autopsy", "scan", THREE]
         result.scan_ms = _best(runner, scan, folder, ok=(0, 1))
         result.scan_ratio = result.scan_ms / result.python_ms
     except BenchError as exc:
         result.error = str(exc)
-    hook = ["-m", "memory_autopsy", "hook", "three.md"]
+    hook = ["-m", "memory_autopsy", "hook", THREE]
     probe = runner.run(hook, timeout=60, cwd=folder)
     if probe.code not in (0, 1):
         result.hook_note = "no hook subcommand" if probe.code == 2 else f"exit {probe.code}"
@@ -433,7 +436,7 @@ def preflight(runner: Runner) -> str | None:
         return f"no package at {SRC / 'memory_autopsy'} (with a __main__.py)"
     folder = startup_dir(runner)
     out = runner.cache / "preflight.json"
-    scan = ["-m", "memory_autopsy", "scan", "three.md", "--json"]
+    scan = ["-m", "memory_autopsy", "scan", THREE, "--json"]
     run = runner.run(scan, out, timeout=120, cwd=folder)
     try:
         if run.timed_out:
@@ -441,7 +444,7 @@ def preflight(runner: Runner) -> str | None:
         if run.code not in (0, 1) or _read_report(out) is None:
             tail = f"\n{run.stderr_tail}" if run.stderr_tail else ""
             return f"`scan three.md --json` exit {run.code}, no JSON report{tail}"
-        run_driver(runner, ["three.md"], out, parse_cache=runner.cache / "preflight-cache", cwd=folder)
+        run_driver(runner, [THREE], out, parse_cache=runner.cache / "preflight-cache", cwd=folder)
         return None
     except BenchError as exc:
         return f"the lint driver (api.lint with a parse cache) failed: {exc}"

@@ -89,3 +89,29 @@ def test_real_process_entry_point() -> None:
     result = run_process("scan", str(EXAMPLES / "greyzone.md"))
     assert result.code == 0 and result.out.startswith("clean: 2 facts")
     assert result.err == ""
+
+
+def test_each_command_is_built_from_the_module_the_table_names() -> None:
+    import argparse
+    import importlib
+
+    from memory_autopsy.cli import _lint_options
+    from memory_autopsy.commands import COMMANDS, MODULES
+
+    registered: dict[str, str] = {}
+    for name in MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"memory_autopsy.commands.{name}").register(sub, _lint_options, "")
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert registered == COMMANDS
+
+
+def test_a_command_runs_with_only_its_own_parser_and_help_lists_them_all() -> None:
+    from memory_autopsy.cli import build_parser
+    from memory_autopsy.commands import COMMANDS
+
+    every = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(every) == set(COMMANDS)
+    only = build_parser("hook")._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert "hook" in only and "scan" not in only
+    assert "why" in run_cli("--help").err + run_cli("--help").out

@@ -32,6 +32,11 @@ MODULES = (
     "memory_autopsy.engine.transitions",
     "memory_autopsy.engine.duplicates",
     "memory_autopsy.engine.blocks",
+    "memory_autopsy.engine.deprecated",
+    "memory_autopsy.engine.pins",
+    "memory_autopsy.engine.instead",
+    "memory_autopsy.ingest.reach",
+    "memory_autopsy.ingest.frontmatter",
 )
 SIZE = 100_000
 LIMIT = 0.5  # seconds per call; a linear pattern needs a few milliseconds

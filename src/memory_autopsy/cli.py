@@ -63,7 +63,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
                         "dialect and names the findings")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; given the command about to run, only that command's module is imported."""
     parser = argparse.ArgumentParser(
         prog="memory-autopsy",
         description="ESLint for LLM agent memory: lint stored facts for duplicates, "
@@ -75,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from memory_autopsy.commands import register_all
 
-    register_all(sub, _lint_options, EPILOG)
+    register_all(sub, _lint_options, EPILOG, only=command)
     return parser
 
 
@@ -127,8 +128,9 @@ def _run(argv: Sequence[str] | None) -> int:
     from memory_autopsy.api import paused_gc
 
     with paused_gc():  # a short-lived run over acyclic records: see api.paused_gc
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        given = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(given[0] if given else None)
+        args = parser.parse_args(given)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -98,7 +99,7 @@ RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other wo
 MIN_RESTATED_WORDS = 5
 _AUXILIARY = frozenset("was were is are be been being has have had will would".split())
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-_LABEL = re.compile(r"\s*(?P<label>[^:]{1,40}?)\s*:\s+(?P<value>\S.*)", re.S)
+_LABEL = re.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
 
 
 class _Unit(NamedTuple):
@@ -146,23 +147,33 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
 
 def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
     """The rarest words: two sets at Jaccard >= RESTATED share one of their prefixes."""
-    ordered = sorted(words, key=lambda w: (df.get(w, 0), w))
-    return ordered[: len(ordered) - math.ceil(RESTATED * len(ordered)) + 1]
+    keep = len(words) - math.ceil(RESTATED * len(words)) + 1
+    return [w for _, w in heapq.nsmallest(keep, ((df[w], w) for w in words))]
 
 
 def _units(fact: Fact) -> list[_Unit]:
     if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
         return []
+    return [_Unit(fact, *parts) for parts in _sentence_words(fact.claim)]
+
+
+@lru_cache(maxsize=65536)
+def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...]:
+    """Per sentence of at least MIN_RESTATED_WORDS content words: (words, label, value)."""
     found = []
-    for sentence in _SENTENCE.split(fact.claim):
-        words = content_words(normalize_claim(sentence))
-        if len(words) < MIN_RESTATED_WORDS:
-            continue
-        labelled = _LABEL.match(sentence)
-        label = content_words(normalize_claim(labelled["label"])) if labelled else frozenset()
-        value = content_words(normalize_claim(labelled["value"])) if labelled else words
-        found.append(_Unit(fact, words, label, value))
-    return found
+    for sentence in _SENTENCE.split(claim) if _SENTENCE.search(claim) else (claim,):
+        labelled = _LABEL.match(sentence) if ":" in sentence else None
+        if labelled is None:
+            words = content_words(normalize_claim(sentence))
+            label: frozenset[str] = frozenset()
+            value = words
+        else:  # the label and the value normalize apart; together they are the sentence's words
+            label = content_words(normalize_claim(labelled["label"]))
+            value = content_words(normalize_claim(labelled["value"]))
+            words = label | value
+        if len(words) >= MIN_RESTATED_WORDS:
+            found.append((words, label, value))
+    return tuple(found)
 
 
 def _restated(

@@ -30,6 +30,7 @@ _COUNT = re.compile(
     re.I,
 )
 _PERCENT = re.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|completed|done|remaining|left)\b", re.I)
+_DIGIT = re.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
 _DONE = frozenset({"complete", "completed", "done"})
 
@@ -64,6 +65,8 @@ def find(ctx: Context) -> Iterator[Finding]:
 def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     """(quantity key, number) pairs stated in a claim; a share remaining is read as done."""
     found: dict[tuple[str, ...], int] = {}
+    if _DIGIT.search(claim) is None:
+        return ()
     for match in _COUNT.finditer(claim):
         adjective = (match["adj2"] or match["adj"] or "").lower()
         state = (match["state"] or "").lower()
@@ -72,7 +75,7 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
             continue  # "496 tests, 39 files": a bare count says nothing about which total it is
         found.setdefault(("count", adjective if adjective not in _STATES else "", noun, state),
                          int(match["n"].replace(",", "")))
-    for match in _PERCENT.finditer(claim):
+    for match in _PERCENT.finditer(claim) if "%" in claim else ():
         share = int(match["n"])
         found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
     return tuple(found.items())

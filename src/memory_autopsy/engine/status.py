@@ -120,7 +120,7 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     return frozenset(w[:-1] if w.endswith("e") and len(w) > 3 else w for w in words)
 
 
-_BOX = re.compile(r"\s*\[[ xX]?\]\s*")
+_BOX = re.compile(r"\[[ xX]?\][ \t]*")
 _TITLE_END = re.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
 
 
@@ -128,7 +128,9 @@ _TITLE_END = re.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support
 def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     """The task words of the claim's title: the text before its details (a colon, a
     parenthesis, a dash, "based on …")."""
-    return task_words(_TITLE_END.split(_BOX.sub("", claim, count=1), maxsplit=1)[0], lexicon)
+    text = claim.lstrip()
+    box = _BOX.match(text)
+    return task_words(_TITLE_END.split(text[box.end():] if box else text, maxsplit=1)[0], lexicon)
 
 
 @lru_cache(maxsize=8)

@@ -16,7 +16,7 @@ _LINK = re.compile(r"\[[^\]\n]{0,300}\]\((?P<target>[^)\s]{1,300})\)")
 _IMPORT = re.compile(r"(?:^|(?<=\s))@(?P<target>[~./\w-][\w./~-]{0,299})")
 _FENCE = re.compile(r"\s{0,3}(```|~~~)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
-_ALWAYS = re.compile(r"\s*alwaysApply\s*:\s*(?P<value>\w+)", re.I)
+_ALWAYS = re.compile(r"alwaysApply[ \t]*:[ \t]*(?P<value>\w+)", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ def _always(lines: list[str]) -> bool | None:
     for line in lines[1:60]:
         if line.strip() == "---":
             return None
-        match = _ALWAYS.match(line)
+        match = _ALWAYS.match(line.lstrip())
         if match:
             return match["value"].lower() == "true"
     return None
