@@ -14,7 +14,7 @@ from memory_autopsy.settings import Settings
 
 
 def _lint(args: argparse.Namespace, settings: Settings) -> Report:
-    from memory_autopsy.api import lint
+    from memory_autopsy.pipeline import lint
 
     if args.paths:
         from memory_autopsy.commands.common import lint_inputs

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
@@ -90,3 +91,14 @@ def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:
     if not files:
         stderr_warning("no memory files in scope (see `include` in the rule file, or name PATHs)")
     return files
+
+
+CACHE_DIR = ".memory-autopsy-cache"
+
+
+def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Settings:
+    """The hook and `ci` lint their whole scope on every run: unchanged files are read from the
+    parse cache (keyed by their bytes) unless --no-cache."""
+    if getattr(args, "no_cache", False):
+        return settings
+    return replace(settings, parse_cache=str(root / CACHE_DIR))

@@ -20,8 +20,7 @@ from typing import TextIO
 
 from memory_autopsy.ci import changed as git_changes
 from memory_autopsy.ci.baseline import Baseline
-from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline
-from memory_autopsy.commands.ci_commands import with_cache
+from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline, with_cache
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 from memory_autopsy.config import locate
 from memory_autopsy.formatters.visible import scrub
@@ -31,7 +30,7 @@ from memory_autopsy.settings import Settings
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.api import lint
+    from memory_autopsy.pipeline import lint
 
     settings = settings_from_args(args)
     config_file = locate(args.config, isolated=args.isolated)

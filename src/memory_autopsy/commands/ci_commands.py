@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.commands.common import settings_from_args
 
 if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
-    from memory_autopsy.settings import Settings
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -80,19 +78,9 @@ def _settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-age-days", type=int, metavar="N")
 
 
-CACHE_DIR = ".memory-autopsy-cache"
-
-
-def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Settings:
-    """The hook and `ci` lint their whole scope on every run: unchanged files are read from the
-    parse cache (keyed by their bytes) unless --no-cache."""
-    if getattr(args, "no_cache", False):
-        return settings
-    return replace(settings, parse_cache=str(root / CACHE_DIR))
-
-
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.ci import changed as git_changes
+    from memory_autopsy.ci.filters import with_cache
     from memory_autopsy.config import locate
     from memory_autopsy.scope import context_files, scope_root
 

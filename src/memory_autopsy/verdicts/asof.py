@@ -62,7 +62,7 @@ def placement(fact: Fact, day: str) -> tuple[str, str]:
 def as_of(
     store: Store, day: str, settings: Settings, weights: Weights, entity: str | None = None
 ) -> AsOfView:
-    from memory_autopsy.api import lint_loaded
+    from memory_autopsy.pipeline import lint_loaded
 
     placed = [(fact, *placement(fact, day)) for fact in store.facts]
     in_effect = [f._replace(valid_to=None) for f, state, _ in placed if state == IN_EFFECT]

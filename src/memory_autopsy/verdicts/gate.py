@@ -15,12 +15,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memory_autopsy.api import lint_loaded
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.fixes.plan import explicit_line
 from memory_autopsy.ingest.json_store import ENTITY_KEYS, OBSERVED_KEYS, _record
 from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sources
 from memory_autopsy.model import Fact, Finding, Report, Store
+from memory_autopsy.pipeline import lint_loaded
 from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
 from memory_autopsy.verdicts.verdict import CONFLICT_RULES
