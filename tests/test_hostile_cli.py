@@ -58,12 +58,12 @@ def test_an_internal_error_exits_3_with_one_line(tmp_path: Path) -> None:
 
 @pytest.fixture
 def broken_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    import memory_autopsy.api as api
+    import memory_autopsy.engine as engine
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(api, "lint", broken)
+    monkeypatch.setattr(engine, "lint_store", broken)  # every entry lints through the engine
     for name in ("GITHUB_EVENT_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
         monkeypatch.delenv(name, raising=False)
     yield
