@@ -76,6 +76,26 @@ def test_the_lexicon_is_part_of_the_key(tmp_path: Path) -> None:
     assert base.key("m.md", b"x") != other.key("m.md", b"x")
 
 
+def test_the_readers_code_is_part_of_the_key(tmp_path: Path) -> None:
+    """A changed reader under an unchanged version (a development checkout) is a miss."""
+    import shutil
+
+    from memory_autopsy.ingest.cache import PACKAGE, READER_MODULES, reader_digest, reader_key
+
+    copy = tmp_path / "pkg"
+    for name in READER_MODULES:
+        source = PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy.mkdir(exist_ok=True)
+            shutil.copy(source, copy / name)
+    assert reader_digest(copy) == reader_digest(PACKAGE) == reader_key()
+    (copy / "ingest" / "blocks.py").write_text("# another reader\n", encoding="utf-8")
+    assert reader_digest(copy) != reader_key()
+    assert reader_key() in ParseCache(tmp_path / "c").salt
+
+
 def test_the_folder_is_bounded(tmp_path: Path) -> None:
     settings = Settings(parse_cache=str(tmp_path / "cache"))
     for n in range(12):

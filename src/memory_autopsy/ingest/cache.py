@@ -1,8 +1,10 @@
 """A content-addressed cache of per-file parse results, so an unchanged file is never parsed
 twice (the hook and `ci` lint their whole scope as context on every run).
 
-An entry is keyed by the file's bytes, its display path, the tool's version and the words the
-reader uses (the lexicon), and holds plain JSON: never pickle, since the cache folder sits in
+An entry is keyed by the file's bytes, its display path, the tool's version, the reader's own
+code (a digest of the modules that decide a parse result, so a changed reader never serves an
+old parse under an unchanged version) and the words the reader uses (the lexicon), and holds
+plain JSON: never pickle, since the cache folder sits in
 a working tree that a pull request can write to. Writes are atomic (a temporary file, then
 `os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
 entry is a miss and is rewritten. The folder is bounded: past `max_bytes` the least recently
@@ -42,7 +44,7 @@ _FIDELITIES = {f.value: f for f in Fidelity}
 class ParseCache:
     def __init__(self, root: Path | str, lexicon: Lexicon | None = None, max_bytes: int = MAX_BYTES) -> None:
         self.root = Path(root) / FORMAT
-        self.salt = f"{__version__}\0{lexicon_key(lexicon or default_lexicon())}"
+        self.salt = f"{__version__}\0{reader_key()}\0{lexicon_key(lexicon or default_lexicon())}"
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
 
@@ -102,6 +104,32 @@ class ParseCache:
                 total -= size
             except OSError:
                 continue
+
+
+PACKAGE = Path(__file__).resolve().parent.parent
+# What decides a parse result: the readers, and the modules they read claims with.
+READER_MODULES = ("ingest", "dates.py", "normalize.py", "claims.py", "vocabulary.py", "model.py")
+
+
+@lru_cache(maxsize=1)
+def reader_key() -> str:
+    """This install's reader as a short digest, read once per run."""
+    return reader_digest(PACKAGE)
+
+
+def reader_digest(package: Path) -> str:
+    """The reader's code under `package` as a short digest (a file that cannot be read counts by
+    its name)."""
+    digest = hashlib.sha256()
+    for name in READER_MODULES:
+        target = package / name
+        for path in sorted(target.glob("*.py")) if target.is_dir() else [target]:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = b"?"
+            digest.update(path.name.encode("utf-8") + b"\0" + data + b"\0")
+    return digest.hexdigest()[:16]
 
 
 @lru_cache(maxsize=8)
