@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from memory_autopsy.commands.common import (
+    STDIN,
     exit_code,
     lint_inputs,
     require_input,
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from memory_autopsy.commands import LintOptions, Subparsers
     from memory_autopsy.ingest.loader import Source
 
-STDIN = "-"
 MAX_SUPPRESSION_WARNINGS = 10
 
 

@@ -10,7 +10,7 @@ itself says the target is deprecated is the index doing its job and stays quiet.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
 
 from memory_autopsy.engine.context import Context
@@ -44,10 +44,9 @@ def find(ctx: Context) -> Iterator[Finding]:
         words = _WORD.findall(fold(fact.claim))
         if any(w.strip(".") in ctx.lexicon.deprecation_words for w in words):
             continue  # "project_overview (deprecated)": the index already says so
-        named = next((names[w] for w in _candidates(words) if w in names), None)
-        if named is None or named.path == fact.path:
+        notice = next((names[w] for w in _candidates(words) if w in names), None)
+        if notice is None or notice.path == fact.path:
             continue
-        notice = named
         seen.add((fact.path, fact.line))
         yield fact_finding(
             "stale", fact,
@@ -65,7 +64,7 @@ def _candidates(words: list[str]) -> Iterator[str]:
             yield word.rsplit(".", 1)[0]
 
 
-def _notices(facts: tuple[Fact, ...] | list[Fact], lexicon: Lexicon) -> dict[str, Fact]:
+def _notices(facts: Sequence[Fact], lexicon: Lexicon) -> dict[str, Fact]:
     """Per file, the fact that retires it, when one of its opening lines does."""
     first_line: dict[str, int] = {}
     for fact in facts:

@@ -37,8 +37,10 @@ def find(ctx: Context) -> Iterator[Finding]:
         if fact.kind != "guideline" or _REPLACED.search(fact.claim):
             continue
         uses = _USES.match(fact.claim)
-        rule = retired.get(uses["tool"].casefold()) if uses else None
-        if uses is None or rule is None or rule is fact or observed_order(fact, rule) == 1:
+        if uses is None:
+            continue
+        rule = retired.get(uses["tool"].casefold())
+        if rule is None or rule is fact or observed_order(fact, rule) == 1:
             continue
         yield fact_finding(
             "likely_conflict", fact,
