@@ -154,3 +154,107 @@ def test_lines_opened_by_a_status_mark_are_items_of_their_own(tmp_path: Path) ->
         "FINAL DELIVERABLES:\n✅ Complete agent pipeline\n✅ Streamlit web interface\n", encoding="utf-8")
     facts = lint([str(tmp_path)]).facts
     assert [(f.line, f.status) for f in facts if "✅" in f.claim] == [(2, "done"), (3, "done")]
+
+
+# ----------------------------------------------------------------------------- rejected names
+REJECTING = {
+    "MEMORY.md": (
+        "# Project memory\n\n"
+        "## Workspace\n"
+        "- Shared: `venv/` (legacy — may only exist under `themes/venv/`), `.chrome_profile/`\n\n"
+        "## Browser automation\n"
+        "- **Venv**: `venv/` with `playwright` installed\n"
+        "- Do NOT use `taskkill /f` — it kills the user's own browser\n"
+    ),
+    "table_type.md": (
+        "# Table types\n\n"
+        "The reliable signal is option 201. **Do NOT use `table_matchmaking`** — it over-matched.\n\n"
+        "Historical: the probe used to read `table_matchmaking` off players, which was wrong.\n\n"
+        "In the extension: tournament from `tournament_id`; arena/regular from `table_matchmaking`; "
+        "null when the API is unavailable (so we don't mislabel).\n"
+    ),
+}
+
+
+def test_a_line_relying_on_a_name_the_store_rejects_is_stale(tmp_path: Path) -> None:
+    found = findings(write(tmp_path, REJECTING), "stale")
+    assert [(name, line) for name, line, _ in found] == [("MEMORY.md", 7), ("table_type.md", 7)]
+    assert "relies on 'venv/', which" in found[0][2] and "MEMORY.md:4 rejects" in found[0][2]
+    assert "relies on 'table_matchmaking'" in found[1][2] and "table_type.md:3" in found[1][2]
+
+
+def test_mentions_negations_and_later_lines_of_a_rejected_name_stay_quiet(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "notes.md": (
+            "# Notes\n\n"
+            "- Do NOT use `legacy_sync()` for new jobs (observed 2025-03-01)\n"
+            "- `legacy_sync()` is not called anywhere now (observed 2025-03-02)\n"
+            "- the old importer used to read from `legacy_sync` (observed 2025-03-02)\n"
+            "- live rows carry `legacy_sync` and `arena_points` (observed 2025-03-02)\n"
+            "- Use `fresh_sync()` with the queue (observed 2025-03-02)\n"
+            "- Jobs now run from `legacy_sync` again after the rollback (observed 2025-04-10)\n"
+            "- avoid margins; layouts read from margins (observed 2025-03-02)\n"
+        ),
+    })
+    assert findings(root, "stale") == []
+
+
+# ----------------------------------------------------------------------------- settled questions
+def test_an_open_question_the_store_has_answered_is_stale(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "systemPatterns.md": (
+            "# System patterns\n\n"
+            "- **Fixtures:** Likely uses `conftest.py` for test fixtures (needs confirmation).\n"
+            "- **Config:** via `settings.toml` or environment (TBD).\n"
+        ),
+        "decisionLog.md": (
+            "# Decision log\n\n"
+            "## [2025-04-02 10:00] Fixture cleanup\n"
+            "*   Moved the shared fixtures into `conftest.py` and `test_update.py`.\n"
+        ),
+    })
+    found = findings(root, "stale")
+    assert [(name, line) for name, line, _ in found] == [("systemPatterns.md", 3)]
+    assert "still open ('needs confirmation'), but " in found[0][2]
+    assert "decisionLog.md:4 states 'conftest.py' as fact" in found[0][2]
+
+
+def test_an_open_question_answered_only_by_other_open_lines_stays_quiet(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "notes.md": (
+            "# Notes\n\n"
+            "- Deploys through `deploy.sh` (to be confirmed)\n"
+            "- `deploy.sh` may also tag the release (needs confirmation)\n"
+            "- Use `deploy.sh` for staging\n"
+            "- The launch date (TBD) depends on the audit\n"
+        ),
+    })
+    assert findings(root, "stale") == []
+
+
+def test_open_question_words_ship_in_japanese_and_chinese(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "notes.md": (
+            "# メモ\n\n"
+            "- テストは `conftest.py` を使う（要確認）\n"
+            "- 配置は `deploy.sh` で行う（待确认）\n\n"
+            "## [2025-05-01] log\n"
+            "- Rewrote `conftest.py` fixtures and `deploy.sh` steps\n"
+        ),
+    })
+    assert [(name, line) for name, line, _ in findings(root, "stale")] == [("notes.md", 3), ("notes.md", 4)]
+
+
+# ----------------------------------------------------------------------------- restatements
+def test_a_restatement_that_only_adds_a_count_is_a_near_duplicate(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "progress.md": (
+            "# Progress\n\n"
+            "- ✅ Complete agent pipeline: planner, searcher, reader, analyst, verifier, writer\n"
+            "- ✅ Complete agent pipeline with all 6 components (planner, searcher, reader, analyst, verifier, writer)\n"
+            "- ✅ Script created release 2.14.22 with generated notes for the planner\n"
+            "- ✅ Script created release 2.14.23 with generated notes for the planner\n"
+        ),
+    })
+    found = findings(root, "near_duplicate")
+    assert [(name, line) for name, line, _ in found] == [("progress.md", 4)]

@@ -35,6 +35,8 @@ MODULES = (
     "memory_autopsy.engine.deprecated",
     "memory_autopsy.engine.pins",
     "memory_autopsy.engine.instead",
+    "memory_autopsy.engine.rejected",
+    "memory_autopsy.engine.settled",
     "memory_autopsy.ingest.reach",
     "memory_autopsy.ingest.frontmatter",
 )

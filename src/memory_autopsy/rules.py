@@ -55,8 +55,11 @@ RULES: tuple[Rule, ...] = (
     _rule("near_duplicate", "1", Severity.WARNING, "The same claim is stored twice in other words.",
           """Two claims of one entity are lexically almost identical (character-trigram similarity
           at or above 0.91) without being exact copies: usually one claim recorded twice with a typo
-          or a trailing word. The later copy is flagged. Claims that differ in a number are never
-          near-duplicates (that is a change of value).""",
+          or a trailing word. The later copy is flagged. So is a restatement in other words in
+          the same file: a sentence sharing at least 0.7 of its stemmed content words with an
+          earlier one ("Updates X to support Y" / "X was updated to support Y"); under one label
+          only the values count. Claims that state different numbers are never near-duplicates
+          (that is a change of value); a restatement may add a count the other leaves out.""",
           "- Globex: the deploy runs every night at the edge\n- Globex: the deploy runs every night at the edges",
           "- Globex: the deploy runs every night at the edge"),
     _rule("contradicted_explicit", "2", Severity.ERROR, "A newer fact retracts what this fact asserts.",
@@ -89,7 +92,11 @@ RULES: tuple[Rule, ...] = (
           install line pinned to a release (`npx think-tank@2.0.7`) when a later line says the
           project is currently at a higher version, and a line that still names a memory file
           which retired itself in its opening lines ("DEPRECATED: this memory has been moved to
-          …"): the agent is sent to knowledge its author withdrew.""",
+          …"): the agent is sent to knowledge its author withdrew. A state line that still takes
+          a code-like name as its value ("arena from `table_matchmaking`") after another line
+          rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, and so is
+          a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
+          name another line, not older, states as plain fact.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
     _rule("status_conflict", "2b", Severity.WARNING, "A task is done in one place and pending in another.",

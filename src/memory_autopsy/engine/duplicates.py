@@ -188,7 +188,7 @@ def _restated(
             seen.add(id(other))
             score = _similarity(unit, other)
             if score >= RESTATED and fact.status == other.fact.status \
-                    and _digits(ctx, fact) == _digits(ctx, other.fact) and not _repeated_event(fact, other.fact):
+                    and _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) and not _repeated_event(fact, other.fact):
                 return other.fact, score
     return None
 
@@ -260,6 +260,12 @@ def _repeated_event(a: Fact, b: Fact) -> bool:
 
 def _digits(ctx: Context, fact: Fact) -> list[str]:
     return [t for t in ctx.norm_body(fact).split() if any(c.isdigit() for c in t)]
+
+
+def _numbers_agree(a: list[str], b: list[str]) -> bool:
+    """The same numbers, or numbers on one side only ("the pipeline" restated as "the
+    pipeline with all 6 components"); two different numbers are two claims."""
+    return a == b or not a or not b
 
 
 def _same_claim_kind(ctx: Context, a: Fact, b: Fact) -> bool:

@@ -16,6 +16,8 @@ from memory_autopsy.engine import (
     numeric,
     pins,
     reachability,
+    rejected,
+    settled,
     slots,
     status,
     transitions,
@@ -69,6 +71,8 @@ def lint_store(
     found += numeric.find(ctx)
     found += deprecated.find(ctx)
     found += pins.find(ctx)
+    found += rejected.find(ctx)
+    found += settled.find(ctx)
     found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if store.files:

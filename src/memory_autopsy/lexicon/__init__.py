@@ -30,6 +30,7 @@ class Lexicon:
     label_stoplist: frozenset[str]
     sentence_min_words: int = 3
     deprecation_words: frozenset[str] = frozenset()  # "DEPRECATED: moved to …" opens a retired file
+    open_question_words: tuple[str, ...] = ()  # "(needs confirmation)", "(TBD)": a claim still open
 
     def extended(
         self,
@@ -84,4 +85,5 @@ def default_lexicon() -> Lexicon:
         label_stoplist=folded("label_stoplist"),
         sentence_min_words=int(merged.get("sentence_min_words", 3)),
         deprecation_words=folded("deprecation_words"),
+        open_question_words=tuple(sorted(folded("open_question_words"), key=lambda w: (-len(w), w))),
     )

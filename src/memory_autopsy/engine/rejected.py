@@ -1,0 +1,96 @@
+"""Layer 2b: a line that still relies on a name the store rejects.
+
+A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "never call
+`legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)". Another state line
+that still takes that name as its value ("arena/regular from `table_matchmaking`", "**Venv**:
+`venv/` with playwright installed") tells the agent the opposite: it is `stale`, naming the
+rejection. Only code-like names count (`snake_case`, `dotted.name`, `path/`, `camelCase`): a
+plain word ("margins", "comments") is too common to pin a rejection on. A line that itself
+negates, retires or replaces stays quiet, as do guidelines, events and tasks, and a line dated
+after the rejection (the name may be back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.model import Fact, Finding
+
+# A code-like name: snake_case, dotted.name, a/path or path/, camelCase. Segments never hold a
+# separator, so a name parses one way only (no backtracking on a long run of them).
+NAME = (
+    r"(?:_?[A-Za-z][A-Za-z0-9-]*(?:[_./]+[A-Za-z0-9-]+)+/?|[A-Za-z][A-Za-z0-9-]{2,}/|[a-z]+[A-Z][A-Za-z0-9]*)"
+)
+NAME_ANYWHERE = re.compile(r"(?<![\w./-])" + NAME + r"(?![\w/])")
+_PROHIBITION = re.compile(
+    r"\b(?i:do\s+not|don'?t|never|stop)\s+(?i:use|using|rely\s+on|depend\s+on|call|read)\s+(?P<name>" + NAME + r")"
+)
+_MARKED = re.compile(
+    r"(?<![\w./-])(?P<name>" + NAME + r")\s*(?:\(\s*|[—–-]\s+|,\s*|\bis\s+|\bare\s+)(?P<word>[A-Za-z]+)"
+)
+# A name taken as a clause's value: right after a frame word, or opening a labelled value.
+_FRAME_WORD = re.compile(r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in))\s+$")
+_CLAUSE = re.compile(r"[;.](?:\s|$)")
+_QUIET = re.compile(
+    r"(?i)\b(?:not|never|no|no\s+longer|don'?t|avoid|wrong|legacy|deprecated|obsolete|rejected|removed|"
+    r"replaced|instead|historical|used\s+to|old|formerly|previously|was|were)\b"
+)
+_PARENS = re.compile(r"\([^()]*\)")
+LABEL_WIDTH = 40
+_LEGACY = frozenset({"legacy"})
+
+
+def find(ctx: Context) -> Iterator[Finding]:
+    rejections = _rejections(ctx.active, ctx.lexicon)
+    if not rejections:
+        return
+    for fact in ctx.active:
+        if fact.kind != "state" or fact.valid_to:
+            continue
+        hit = _relied_on(fact.claim, rejections, fact)
+        if hit is not None:
+            name, rejection = hit
+            yield fact_finding(
+                "stale", fact,
+                f"relies on {name!r}, which {rejection.where} rejects ({quote(rejection.claim)!r})",
+                related=[rejection], extra={"name": name, "survivor_date": rejection.observed_at},
+            )
+
+
+def _rejections(facts: Sequence[Fact], lexicon: Lexicon) -> dict[str, Fact]:
+    """Each rejected name and the first fact that rejects it."""
+    retiring = lexicon.deprecation_words | _LEGACY
+    found: dict[str, Fact] = {}
+    for fact in facts:
+        claim = fact.claim
+        if not any(c in claim for c in "_./") and not any(c.isupper() for c in claim[1:]):
+            continue
+        for match in _PROHIBITION.finditer(claim):
+            found.setdefault(match["name"].rstrip("."), fact)
+        for match in _MARKED.finditer(claim):
+            if match["word"].casefold() in retiring:
+                found.setdefault(match["name"].rstrip("."), fact)
+    return found
+
+
+def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str, Fact] | None:
+    for clause in _CLAUSE.split(claim):
+        if _QUIET.search(_PARENS.sub(" ", clause)):  # "(so we don't mislabel)" negates nothing around it
+            continue
+        colon = clause.find(":", 0, LABEL_WIDTH + 1)
+        for match in NAME_ANYWHERE.finditer(clause):
+            name = match.group().rstrip(".")
+            rejection = rejections.get(name)
+            if rejection is None or (rejection.path, rejection.line) == (fact.path, fact.line):
+                continue
+            if observed_order(rejection, fact) == -1:
+                continue  # dated after the rejection: the name may be back
+            start = match.start()
+            labelled = colon != -1 and not clause[colon + 1 : start].strip(" *_`")
+            if labelled or _FRAME_WORD.search(clause, max(0, start - 12), start):
+                return name, rejection
+    return None

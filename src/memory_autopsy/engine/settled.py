@@ -1,0 +1,82 @@
+"""Layer 2b: an open question the store has since answered.
+
+A claim marked open in so many words ("Likely uses `conftest.py` for fixtures (needs
+confirmation)", "(TBD)", "要確認"; `open_question_words` in the lexicon) names a code-like
+thing. When another line of the store, not itself open, not older, states that same name as a
+plain fact ("edited the fixtures in `conftest.py`"), the hedge is stale: the agent keeps
+treating as unknown what its own memory already knows. The open line is flagged, naming the
+answer; a line with no code-like name is left alone (plain words match too loosely).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.engine.rejected import NAME_ANYWHERE
+from memory_autopsy.model import Fact, Finding
+
+
+def find(ctx: Context) -> Iterator[Finding]:
+    marks = ctx.lexicon.open_question_words
+    if not marks:
+        return
+    open_facts: list[tuple[Fact, str, frozenset[str]]] = []
+    for fact in ctx.active:
+        mark = _open_mark(fact.claim, marks)
+        if mark:
+            names = frozenset(n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim))
+            if names:
+                open_facts.append((fact, mark, names))
+    if not open_facts:
+        return
+    wanted = {name for _, _, names in open_facts for name in names}
+    stated = _statements(ctx.active, wanted, marks)
+    for fact, mark, names in open_facts:
+        answer = _answer(fact, names, stated)
+        if answer is not None:
+            name, other = answer
+            yield fact_finding(
+                "stale", fact,
+                f"still open ({mark!r}), but {other.where} states {name!r} as fact ({quote(other.claim)!r})",
+                related=[other], extra={"name": name, "survivor_date": other.observed_at},
+            )
+
+
+def _open_mark(claim: str, marks: tuple[str, ...]) -> str:
+    """The open-question mark the claim carries in parentheses or at its end, if any."""
+    text = claim.casefold()
+    end = len(text.rstrip(" .*_"))
+    if "(" not in text and "（" not in text and not text[:end].endswith(marks):
+        return ""
+    for mark in marks:
+        start = text.find(mark)
+        while start != -1:
+            stop = start + len(mark)
+            if text[max(0, start - 4):start].rstrip().endswith(("(", "（")) \
+                    or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end:
+                return mark
+            start = text.find(mark, stop)
+    return ""
+
+
+def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...]) -> dict[str, list[Fact]]:
+    """Per wanted name, the facts that state it plainly (no open mark of their own)."""
+    stated: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.kind in ("guideline", "task"):
+            continue
+        names = {n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim)} & wanted
+        if names and not _open_mark(fact.claim, marks):
+            for name in names:
+                stated.setdefault(name, []).append(fact)
+    return stated
+
+
+def _answer(fact: Fact, names: frozenset[str], stated: dict[str, list[Fact]]) -> tuple[str, Fact] | None:
+    for name in sorted(names):
+        for other in stated.get(name, ()):
+            if (other.path, other.line) != (fact.path, fact.line) and observed_order(other, fact) != -1:
+                return name, other
+    return None
