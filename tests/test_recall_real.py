@@ -258,3 +258,20 @@ def test_a_restatement_that_only_adds_a_count_is_a_near_duplicate(tmp_path: Path
     })
     found = findings(root, "near_duplicate")
     assert [(name, line) for name, line, _ in found] == [("progress.md", 4)]
+
+
+def test_one_list_under_two_labels_is_a_restatement_but_a_mapping_is_not(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "epic.md": (
+            "# Unification epic\n\n"
+            "- Risk mitigation: feature flags, comprehensive testing, rollback plan, performance monitoring.\n"
+            "- Migration strategy included: feature flags, comprehensive testing, rollback plans, "
+            "and performance monitoring.\n"
+            "- Server args.type IDs: 0=base, 1=artifacts, 2=cities, 3=echoes, 4=figures\n"
+            "- card_info.json set IDs differ from the server: 0=base, 1=figures, 2=cities, 3=echoes, 4=artifacts\n"
+            "- Comments in code: English only, no emoji, short lines\n"
+            "- Blog content: English only, no emoji, short lines\n"
+        ),
+    })
+    found = findings(root, "near_duplicate")
+    assert [(name, line) for name, line, _ in found] == [("epic.md", 4)]

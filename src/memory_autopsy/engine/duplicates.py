@@ -97,6 +97,7 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
 
 RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other words
 MIN_RESTATED_WORDS = 5
+MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
 _AUXILIARY = frozenset("was were is are be been being has have had will would".split())
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _LABEL = re.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
@@ -109,6 +110,7 @@ class _Unit(NamedTuple):
     words: frozenset[str]
     label: frozenset[str]
     value: frozenset[str]
+    listed: bool  # the value is an enumeration ("feature flags, testing, rollback plan")
 
 
 def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
@@ -129,6 +131,8 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     flagged: set[int] = set()
     for unit in units:
         prefix = _prefix(unit.words, df)  # under one label, values alike make all words alike
+        if unit.listed:  # one list under two labels: the values alone must find each other
+            prefix += [w for w in _prefix(unit.value, df) if w not in prefix]
         if unit.fact.order not in flagged:
             match = _restated(ctx, unit, prefix, index)
             if match is not None:
@@ -158,21 +162,23 @@ def _units(fact: Fact) -> list[_Unit]:
 
 
 @lru_cache(maxsize=65536)
-def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...]:
-    """Per sentence of at least MIN_RESTATED_WORDS content words: (words, label, value)."""
+def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str], bool], ...]:
+    """Per sentence of at least MIN_RESTATED_WORDS content words: (words, label, value, whether
+    the value is an enumeration)."""
     found = []
     for sentence in _SENTENCE.split(claim) if _SENTENCE.search(claim) else (claim,):
         labelled = _LABEL.match(sentence) if ":" in sentence else None
         if labelled is None:
             words = content_words(normalize_claim(sentence))
             label: frozenset[str] = frozenset()
-            value = words
+            value, listed = words, False
         else:  # the label and the value normalize apart; together they are the sentence's words
             label = content_words(normalize_claim(labelled["label"]))
             value = content_words(normalize_claim(labelled["value"]))
             words = label | value
+            listed = _enumeration(labelled["value"])
         if len(words) >= MIN_RESTATED_WORDS:
-            found.append((words, label, value))
+            found.append((words, label, value, listed))
     return tuple(found)
 
 
@@ -196,10 +202,22 @@ def _restated(
 def _similarity(a: _Unit, b: _Unit) -> float:
     """Shared content words (Jaccard). Under one label only the values count ("Git repo: x" and
     "Git repo: y" differ). Under two labels the labels count too: a label is often the subject
-    ("Comments in code: English only" and "Blog content: English only" are two rules)."""
-    if a.label and a.label == b.label:
+    ("Comments in code: English only" and "Blog content: English only" are two rules), unless
+    both values are long enumerations (LIST_WORDS content words or more): a list that long is
+    its own subject, where "English only, no emoji, short lines" is a policy two subjects share."""
+    if a.label and a.label == b.label or a.listed and b.listed and min(len(a.value), len(b.value)) >= LIST_WORDS:
         return _jaccard(a.value, b.value)
     return _jaccard(a.words, b.words)
+
+
+def _enumeration(value: str) -> bool:
+    """At least MIN_ITEMS short comma-separated items: the same list under two labels ("Risk
+    mitigation: a, b, c" / "Migration strategy included: a, b, and c") is one list restated.
+    Items with numbers or `=` are a mapping ("0=base, 1=figures"), where the pairing matters."""
+    items = value.count(",") + 1
+    if "=" in value or any(c.isdigit() for c in value):
+        return False
+    return MIN_ITEMS <= items and len(value) <= MAX_LIST and len(value.split()) <= ITEM_WORDS * items
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
