@@ -301,6 +301,7 @@ class Score:
     tp: Counter[str] = field(default_factory=Counter)
     found: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
+    paired: set[str] = field(default_factory=set)  # reported with both sides named
     counted: set[tuple[str, int]] = field(default_factory=set)
     false_alarms: list[Finding] = field(default_factory=list)
     np_reported: list[str] = field(default_factory=list)
@@ -357,7 +358,9 @@ def score_run(scans: list[FolderScan], labels: Labels, fail_on: str) -> Score:
             if is_failing(finding, fail_on):
                 failing.append(finding)
             if finding.rule in PROBLEM_RULES:
-                score.reported.update(pid for pid, _ in hits(finding, labels.problems))
+                ids = {pid for pid, _ in hits(finding, labels.problems)}
+                score.reported.update(ids)
+                score.paired.update(p.id for p in labels.problems if p.id in ids and reports(finding, p))
     failing.sort(key=Finding.key)
     for finding in failing:
         score_finding(score, finding, labels.problems)
@@ -412,6 +415,7 @@ def results(score: Score, labels: Labels, src: Path, fail_on: str) -> dict[str, 
         "problems": len(labels.problems), "failing": failing, "tp": tp, "fp": failing - tp,
         "precision": ratio(tp, failing), "found": found, "recall": ratio(found, len(labels.problems)),
         "found_failing": found_failing, "recall_failing": ratio(found_failing, len(labels.problems)),
+        "found_paired": sum(1 for p in labels.problems if p.id in score.paired),
         "rules": rule_rows(score), "kinds": kind_rows(score, labels),
         "not_problems": len(labels.not_problems), "not_problems_reported": score.np_reported,
         "unsourced_avg": ratio(sum(per_file), len(per_file)), "unsourced_max": max(per_file, default=0),
@@ -474,7 +478,7 @@ def print_tables(res: dict[str, Any]) -> None:
               f"{row['found_failing']:>12}")
     print(f"\noverall: precision {_fmt(res['precision'])} ({res['tp']}/{res['failing']} failing findings)   "
           f"recall {_fmt(res['recall'])} ({res['found']}/{res['problems']} problems reported; "
-          f"{res['found_failing']} by failing findings)")
+          f"{res['found_failing']} by failing findings, {res['found_paired']} naming both sides)")
     print(f"not_problems reported: {len(res['not_problems_reported'])}/{res['not_problems']}")
     print(f"unsourced per file: avg {_fmt(res['unsourced_avg'])}   max {res['unsourced_max']}")
     print(f"clean files failing: {len(res['clean_files_failing'])}/{res['clean_files']}")
