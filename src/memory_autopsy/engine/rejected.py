@@ -13,11 +13,11 @@ after the rejection (the name may be back).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from functools import lru_cache
 
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Fact, Finding
 
 # A code-like name: snake_case, dotted.name, a/path or path/, camelCase. Segments never hold a
@@ -41,15 +41,17 @@ _QUIET = re.compile(
 )
 _PARENS = re.compile(r"\([^()]*\)")
 LABEL_WIDTH = 40
+MAX_NAMES = 200
 _LEGACY = frozenset({"legacy"})
 
 
 def find(ctx: Context) -> Iterator[Finding]:
-    rejections = _rejections(ctx.active, ctx.lexicon)
+    rejections = _rejections(ctx)
     if not rejections:
         return
+    named = _names_pattern(rejections)
     for fact in ctx.active:
-        if fact.kind != "state" or fact.valid_to:
+        if fact.kind != "state" or fact.valid_to or not named.search(fact.claim):
             continue
         hit = _relied_on(fact.claim, rejections, fact)
         if hit is not None:
@@ -61,20 +63,39 @@ def find(ctx: Context) -> Iterator[Finding]:
             )
 
 
-def _rejections(facts: Sequence[Fact], lexicon: Lexicon) -> dict[str, Fact]:
+def _rejections(ctx: Context) -> dict[str, Fact]:
     """Each rejected name and the first fact that rejects it."""
-    retiring = lexicon.deprecation_words | _LEGACY
+    retiring = ctx.lexicon.deprecation_words | _LEGACY
+    hint = _hint(retiring)
     found: dict[str, Fact] = {}
-    for fact in facts:
-        claim = fact.claim
-        if not any(c in claim for c in "_./") and not any(c.isupper() for c in claim[1:]):
+    for fact in ctx.active:
+        text = ctx.norm_body(fact)  # lower-cased once for every layer: a substring test is cheap
+        if not hint.search(text):
             continue
+        claim = fact.claim
         for match in _PROHIBITION.finditer(claim):
             found.setdefault(match["name"].rstrip("."), fact)
         for match in _MARKED.finditer(claim):
             if match["word"].casefold() in retiring:
                 found.setdefault(match["name"].rstrip("."), fact)
     return found
+
+
+@lru_cache(maxsize=8)
+def _hint(retiring: frozenset[str]) -> re.Pattern[str]:
+    """Words one of which every rejecting claim holds (a prohibition or a retirement word), as
+    one search over the lower-cased text: cheaper than a test per word."""
+    words = sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()})
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str]:
+    """A search that finds a claim naming a rejected name (or, past MAX_NAMES names, any
+    code-like name: an alternation that long would cost more than the lookup it saves)."""
+    if len(rejections) > MAX_NAMES:
+        return NAME_ANYWHERE
+    alternation = "|".join(re.escape(n) for n in sorted(rejections, key=len, reverse=True))
+    return re.compile(r"(?<![\w./-])(?:" + alternation + r")(?![\w/])")
 
 
 def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str, Fact] | None:
