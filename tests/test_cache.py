@@ -76,6 +76,26 @@ def test_the_lexicon_is_part_of_the_key(tmp_path: Path) -> None:
     assert base.key("m.md", b"x") != other.key("m.md", b"x")
 
 
+def test_the_vocabulary_is_part_of_the_key_and_a_warm_run_derives_alike(tmp_path: Path) -> None:
+    """Entries hold each draft's prose slot, derived with the run's vocabulary: a rule file's
+    own verb frames make another key, and a warm run reads the slots a cold run derived."""
+    from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
+
+    extended = DEFAULT_VOCABULARY.extended(anchors={"deploys to": "deploy_target"})
+    base, other = ParseCache(tmp_path, vocabulary=DEFAULT_VOCABULARY), ParseCache(tmp_path, vocabulary=extended)
+    assert base.key("m.md", b"x") != other.key("m.md", b"x")
+    memory = tmp_path / "m.md"
+    memory.write_text("# billing\n- deploys to Fly.io (2026-01-05)\n- deploys to Render (2026-03-05)\n",
+                      encoding="utf-8")
+    for vocabulary in (DEFAULT_VOCABULARY, extended):
+        cached = Settings(parse_cache=str(tmp_path / "cache"), vocabulary=vocabulary)
+        cold, warm = load_store([str(memory)], cached).facts, load_store([str(memory)], cached).facts
+        assert cold == warm == load_store([str(memory)], Settings(vocabulary=vocabulary)).facts
+    slots = {f.slot for f in load_store([str(memory)], Settings(parse_cache=str(tmp_path / "cache"),
+                                                                 vocabulary=extended)).facts}
+    assert slots == {"anchor:deploy_target"}
+
+
 def test_the_readers_code_is_part_of_the_key(tmp_path: Path) -> None:
     """A changed reader under an unchanged version (a development checkout) is a miss."""
     import shutil

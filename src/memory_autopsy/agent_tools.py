@@ -254,7 +254,9 @@ def _load(store: str, settings: Settings, roots: Roots) -> Store:
 
     files, problems = _files(store, settings, roots)
     read_problems: list[Problem] = []
-    cache = ParseCache(settings.parse_cache, settings.lexicon) if settings.parse_cache else None
+    cache = None
+    if settings.parse_cache:
+        cache = ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
     loaded = load_sources(
         _sources(files, roots, read_problems), settings.vocabulary, problems, settings.lexicon, cache
     )

@@ -40,7 +40,9 @@ def load_store(
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
     read_problems: list[Problem] = []
-    cache = ParseCache(settings.parse_cache, settings.lexicon) if settings.parse_cache else None
+    cache = None
+    if settings.parse_cache:
+        cache = ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
     named_extra = {source.path for source in extra}
     files = [f for f in files if f not in named_extra] if named_extra else files
     sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems), extra)

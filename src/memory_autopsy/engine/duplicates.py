@@ -19,6 +19,8 @@ THRESHOLD = 0.91
 BUCKET_LIMIT = 8
 _MOD = (1 << 61) - 1  # blocking keys are hashes modulo a Mersenne prime
 _BASE = 1_000_003
+_NUMBER_WORD = re.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
+SHORT_KEY = 24  # words: up to here a key hashes its tuple
 
 Key = tuple[int, int]  # (word count, hash of the words)
 
@@ -158,6 +160,8 @@ def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
 def _units(fact: Fact) -> list[_Unit]:
     if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
         return []
+    if fact.claim.count(" ") < MIN_RESTATED_WORDS - 1:  # too few words for any sentence to count
+        return []
     return [_Unit(fact, *parts) for parts in _sentence_words(fact.claim)]
 
 
@@ -228,7 +232,19 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def deletion_keys(words: Sequence[str]) -> list[Key]:
     """The words and each one-word deletion of them, in order, as polynomial hashes: linear in
     the claim, where the joined strings were len(words) strings of len(words) words (a 64 KB
-    claim took gigabytes). A collision only adds a candidate the trigram score must accept."""
+    claim took gigabytes). A collision only adds a candidate the trigram score must accept.
+    A key of at most SHORT_KEY words hashes its tuple instead (C speed; quadratic only within
+    that bound): the method follows the key's length, so an n-word claim's deletions still meet
+    the whole keys of (n - 1)-word claims."""
+    n = len(words)
+    if n - 1 <= SHORT_KEY:
+        whole = tuple(words)
+        first = (n, hash(whole)) if n <= SHORT_KEY else _polynomial_keys(words)[0]
+        return [first] + [(n - 1, hash(whole[:k] + whole[k + 1 :])) for k in range(n)]
+    return _polynomial_keys(words)
+
+
+def _polynomial_keys(words: Sequence[str]) -> list[Key]:
     codes = [hash(w) % _MOD for w in words]
     n = len(codes)
     prefix = [0] * (n + 1)
@@ -277,7 +293,8 @@ def _repeated_event(a: Fact, b: Fact) -> bool:
 
 
 def _digits(ctx: Context, fact: Fact) -> list[str]:
-    return [t for t in ctx.norm_body(fact).split() if any(c.isdigit() for c in t)]
+    """The words holding a digit, in order."""
+    return _NUMBER_WORD.findall(ctx.norm_body(fact))
 
 
 def _numbers_agree(a: list[str], b: list[str]) -> bool:

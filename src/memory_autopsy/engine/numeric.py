@@ -33,6 +33,7 @@ _PERCENT = re.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|complet
 _DIGIT = re.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
 _DONE = frozenset({"complete", "completed", "done"})
+_STATE_HINT = re.compile("|".join(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES})), re.I)
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -67,7 +68,10 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     found: dict[tuple[str, ...], int] = {}
     if _DIGIT.search(claim) is None:
         return ()
-    for match in _COUNT.finditer(claim):
+    counted = _STATE_HINT.search(claim) is not None  # a count needs a state word after its noun
+    if not counted and "%" not in claim:
+        return ()
+    for match in _COUNT.finditer(claim) if counted else ():
         adjective = (match["adj2"] or match["adj"] or "").lower()
         state = (match["state"] or "").lower()
         noun = match["noun"].lower().rstrip("s").removesuffix("ie")

@@ -3,7 +3,8 @@ twice (the hook and `ci` lint their whole scope as context on every run).
 
 An entry is keyed by the file's bytes, its display path, the tool's version, the reader's own
 code (a digest of the modules that decide a parse result, so a changed reader never serves an
-old parse under an unchanged version) and the words the reader uses (the lexicon), and holds
+old parse under an unchanged version) and the words the reader uses (the lexicon, and the
+vocabulary its drafts' prose slots are derived with: a warm run does not derive them again), and holds
 plain JSON: never pickle, since the cache folder sits in
 a working tree that a pull request can write to. Writes are atomic (a temporary file, then
 `os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
@@ -28,6 +29,7 @@ from memory_autopsy.ingest.json_store import JsonResult
 from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
@@ -35,16 +37,23 @@ _DRAFT_FIELDS = tuple(f.name for f in fields(Draft))
 _TUPLES = frozenset({"aliases", "suppress"})
 # A row holds the fields in _DRAFT_FIELDS order (Draft's positional order); these are checked
 # or converted by position, so a cached store is read without a dict per draft.
-_PATH, _LINE, _CLAIM, _FIDELITY = (_DRAFT_FIELDS.index(n) for n in ("path", "line", "claim", "fidelity"))
+_PATH, _LINE, _CLAIM, _FIDELITY, _DERIVED = (
+    _DRAFT_FIELDS.index(n) for n in ("path", "line", "claim", "fidelity", "derived")
+)
 _TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*_DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
 
 
 class ParseCache:
-    def __init__(self, root: Path | str, lexicon: Lexicon | None = None, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self, root: Path | str, lexicon: Lexicon | None = None, max_bytes: int = MAX_BYTES,
+        vocabulary: Vocabulary = DEFAULT_VOCABULARY,
+    ) -> None:
         self.root = Path(root) / FORMAT
-        self.salt = f"{__version__}\0{reader_key()}\0{lexicon_key(lexicon or default_lexicon())}"
+        self.vocabulary = vocabulary
+        self.salt = (f"{__version__}\0{reader_key()}\0{lexicon_key(lexicon or default_lexicon())}"
+                     f"\0{vocabulary_key(vocabulary)}")
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
 
@@ -140,6 +149,14 @@ def lexicon_key(lexicon: Lexicon) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+@lru_cache(maxsize=8)
+def vocabulary_key(vocabulary: Vocabulary) -> str:
+    """The words prose slots and status verbs are derived with, as a short stable digest."""
+    parts = {f.name: _plain(getattr(vocabulary, f.name)) for f in fields(vocabulary)}
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, (frozenset, set)):
         return sorted(value)
@@ -175,6 +192,8 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
         for index in _TUPLE_AT:
             row[index] = tuple(row[index])
+        if row[_DERIVED] is not None:
+            row[_DERIVED] = tuple(row[_DERIVED])
         drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,

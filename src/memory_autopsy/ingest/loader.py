@@ -15,7 +15,7 @@ from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_docum
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.ingest.records import Draft, derive, finish
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -176,6 +176,7 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
         result = cache.get(source.path, source.data)
         if result is None:
             result = parse_source(source, lexicon)
+            _derive(result, cache.vocabulary)
             cache.put(source.path, source.data, result)
         return result
     merged = JsonResult()
@@ -187,6 +188,7 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
         result = cache.get(source.path, data, part)
         if result is None:
             result = parse_json_lines(span, source.path, stem, first=start + 1)
+            _derive(result, cache.vocabulary)
             cache.put(source.path, data, result, part)
         merged.drafts += result.drafts
         merged.declarations += result.declarations
@@ -194,6 +196,13 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
         merged.related |= result.related
         merged.references += result.references
     return merged
+
+
+def _derive(result: JsonResult, vocabulary: Vocabulary) -> None:
+    """Derive each draft's prose slot and status verb before the result is cached: `finish`
+    does the same work on a miss, and a hit then skips it."""
+    for draft in result.drafts:
+        draft.derived = derive(draft, vocabulary)
 
 
 def _jsonl_lines(source: Source) -> list[bytes] | None:

@@ -45,6 +45,8 @@ class Draft:
     label_rest: str = ""
     annotated: bool = False  # the line carries its own date or source
     named: bool = False  # the entity was written (heading, front matter, record), not inferred
+    # What `derive` found for this draft (kept by the parse cache, so a warm run skips it).
+    derived: tuple[str, ...] | None = None
 
 
 _CLASSES = {name: name for name in SOURCE_CLASSES}
@@ -57,8 +59,10 @@ def source_class_of(value: object) -> str:
     return text if text in SOURCE_CLASSES else "unclassified"
 
 
-def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
-    """Fill derived fields (prose slot, status verb, id) and freeze."""
+def derive(draft: Draft, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """(body, fidelity, slot, value, qualifier, status verb): the prose slot and status verb of
+    the draft as it reads now. The first two say what it was derived from: the store-wide label
+    settling may still change a draft's body and fidelity, and then it is derived again."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
     # A guideline ("Use uv") or a task asserts nothing about now; an event can state the new value.
@@ -68,6 +72,15 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
             slot, value, qualifier = proven
     # A record that states its status verb (even as null) is trusted; "" means none.
     verb = draft.status_verb if draft.status_verb is not None else status_verb(body, vocabulary)
+    return (body, draft.fidelity.value, slot, value, qualifier, verb or "")
+
+
+def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
+    """Fill derived fields (prose slot, status verb, id) and freeze."""
+    derived = draft.derived
+    if derived is None or derived[0] != (draft.body or draft.claim) or derived[1] != draft.fidelity.value:
+        derived = derive(draft, vocabulary)
+    _, _, slot, value, qualifier, verb = derived
     fact_id = draft.given_id or content_id(
         (
             entity_form(draft.entity),
