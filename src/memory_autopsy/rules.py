@@ -86,7 +86,7 @@ RULES: tuple[Rule, ...] = (
           never auto-fixed, never a block on admit.""",
           "- billing: uses PostgreSQL\n- billing: uses MySQL",
           'billing: tool = "MySQL" -- 2026-06-02 (source: infra-doc)'),
-    _rule("stale", "2b", Severity.WARNING, "A versioned value was superseded by a later observation.",
+    _rule("stale", "2b", Severity.WARNING, "A value the store has since superseded or withdrawn.",
           """A versioned slot (version, release, deadline, role, status, ...) or a bare version bump
           of the same thing ("redis 6" then "redis 7") was updated by a later observation. The older
           fact is flagged. With no observation order, the lower version is flagged. Also stale: an
