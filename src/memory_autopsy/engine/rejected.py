@@ -56,11 +56,16 @@ def find(ctx: Context) -> Iterator[Finding]:
         hit = _relied_on(fact.claim, rejections, fact)
         if hit is not None:
             name, rejection = hit
-            yield fact_finding(
-                "stale", fact,
+            yield stale_by_name(
+                fact, name, rejection,
                 f"relies on {name!r}, which {rejection.where} rejects ({quote(rejection.claim)!r})",
-                related=[rejection], extra={"name": name, "survivor_date": rejection.observed_at},
             )
+
+
+def stale_by_name(fact: Fact, name: str, other: Fact, message: str) -> Finding:
+    """A `stale` finding pinned on a code-like name, with the fact that outdates it."""
+    return fact_finding("stale", fact, message, related=[other],
+                        extra={"name": name, "survivor_date": other.observed_at})
 
 
 def _rejections(ctx: Context) -> dict[str, Fact]:

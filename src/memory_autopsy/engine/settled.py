@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from memory_autopsy.engine.context import Context, observed_order
-from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.engine.rejected import NAME_ANYWHERE
+from memory_autopsy.engine.findings import quote
+from memory_autopsy.engine.rejected import NAME_ANYWHERE, stale_by_name
 from memory_autopsy.model import Fact, Finding
 
 
@@ -37,10 +37,9 @@ def find(ctx: Context) -> Iterator[Finding]:
         answer = _answer(fact, names, stated)
         if answer is not None:
             name, other = answer
-            yield fact_finding(
-                "stale", fact,
+            yield stale_by_name(
+                fact, name, other,
                 f"still open ({mark!r}), but {other.where} states {name!r} as fact ({quote(other.claim)!r})",
-                related=[other], extra={"name": name, "survivor_date": other.observed_at},
             )
 
 
