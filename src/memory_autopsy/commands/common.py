@@ -13,7 +13,6 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from memory_autopsy.config_schema import MAX_AGE_DAYS
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
 from memory_autopsy.formatters.visible import scrub
@@ -47,6 +46,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def _age_limit(days: int) -> int:
+    from memory_autopsy.config_schema import MAX_AGE_DAYS  # the rule file's checks: only when asked
+
     if not 0 <= days <= MAX_AGE_DAYS:
         raise UsageError(f"--max-age-days must be between 0 and {MAX_AGE_DAYS}, got {days}")
     return days
