@@ -275,3 +275,22 @@ def test_one_list_under_two_labels_is_a_restatement_but_a_mapping_is_not(tmp_pat
     })
     found = findings(root, "near_duplicate")
     assert [(name, line) for name, line, _ in found] == [("epic.md", 4)]
+
+
+def test_past_work_under_current_focus_is_progress_not_an_open_task(tmp_path: Path) -> None:
+    """A memory bank's "Current Focus" logs what was just done ("Modified the ProxyManager …");
+    that line is done work, not a task still in progress against the progress file."""
+    root = write(tmp_path, {
+        "activeContext.md": (
+            "# Active Context\n\n## Current Focus\n"
+            "- [2025-05-18 16:00:00] - Modified `ProxyManager` to use a sticky proxy and updated `Fetcher`\n"
+            "- Add retry with backoff to the invoice sync job\n"
+        ),
+        "progress.md": (
+            "# Progress\n\n## Completed\n"
+            "- [2025-05-18 16:00:00] - Refactored `ProxyManager` to a sticky proxy; updated `Fetcher`\n"
+            "- [x] Add retry with backoff to the invoice sync job\n"
+        ),
+    })
+    found = findings(root, "status_conflict")
+    assert [(name, line) for name, line, _ in found] == [("activeContext.md", 5)]

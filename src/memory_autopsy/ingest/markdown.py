@@ -349,8 +349,8 @@ class _Parser:
         if draft.kind == "state" and draft.label_rest:  # "db: Use x" is a guideline;
             if self._kind(draft.label_rest, status, section_status) == "guideline":  # "db: hosted on x" a state
                 draft.kind = "guideline"
-        if draft.kind in ("guideline", "state"):
-            draft.status = status
+        if draft.kind in ("guideline", "state") or draft.kind == "event" and section_status == "in_progress":
+            draft.status = status  # the section's status is not theirs (an event reports work done)
         draft.suppress = block.suppress
         draft.end_line = block.end
         draft.entry = self.entry

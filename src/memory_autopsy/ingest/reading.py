@@ -120,10 +120,14 @@ def cell_status(cell: str, lexicon: Lexicon) -> str:
 
 
 def kind_of(text: str, lexicon: Lexicon, *, status: str, section_status: str, guideline_section: bool) -> str:
-    """task, guideline, event or state (see SPEC section 4)."""
-    if status or section_status in ("pending", "in_progress", "blocked"):
+    """task, guideline, event or state (see SPEC section 4). A line in an in-progress section
+    that reports work in the past tense ("## Current Focus" / "- Modified the fetcher") is an
+    event: the progress made, not work still open."""
+    if status or section_status in ("pending", "blocked"):
         return "task"
     lead = lead_words(text)
+    if section_status == "in_progress":
+        return "event" if _is_past(lead, lexicon) else "task"
     if guideline_section or _is_imperative(lead, lexicon):
         return "guideline"
     if _is_past(lead, lexicon):
