@@ -294,3 +294,16 @@ def test_past_work_under_current_focus_is_progress_not_an_open_task(tmp_path: Pa
     })
     found = findings(root, "status_conflict")
     assert [(name, line) for name, line, _ in found] == [("activeContext.md", 5)]
+
+
+def test_table_rows_sharing_a_status_are_not_a_copied_block(tmp_path: Path) -> None:
+    table = "| Milestone | Status | Date |\n|---|---|---|\n"
+    rows = "".join(f"| M{k} | ⚪ Not Started | - |\n" for k in range(1, 7))
+    copied = "- ledger export runs nightly\n- exports land in s3 bucket ledger\n- alerts go to the billing channel\n"
+    root = write(tmp_path, {
+        "progress.md": f"# Progress\n\n{table}{rows}\n## Setup\n{copied}",
+        "activeContext.md": f"# Active Context\n\n## Setup\n{copied}",
+    })
+    report = lint([str(root)])
+    blocks = [(Path(f.path).name, f.line) for f in report.findings if f.rule == "duplicate"]
+    assert blocks == [("progress.md", 13)]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import entity_form
 
 MIN_BLOCK = 3
 
@@ -32,7 +33,7 @@ def find(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 
 def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
-    keys = [ctx.norm_body(f) for f in facts]
+    keys = [_key(ctx, f) for f in facts]
     first: dict[str, int] = {}
     blocks: list[Block] = []
     i = 0
@@ -48,6 +49,14 @@ def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
         first.setdefault(keys[i], i)
         i += 1
     return blocks
+
+
+def _key(ctx: Context, fact: Fact) -> str:
+    """A table row's cells belong to the row's subject: rows "M4 | Not started" and "M1 | Not
+    started" are two milestones with one status, not a pasted block."""
+    if fact.shape == "table":
+        return f"{entity_form(fact.entity)}\0{ctx.norm_body(fact)}"
+    return ctx.norm_body(fact)
 
 
 def _run(facts: Sequence[Fact], keys: Sequence[str], j: int, i: int) -> int:
