@@ -73,6 +73,12 @@ def iter_report(report: Report) -> Iterator[str]:
     yield head + ',\n  "findings": [\n'
     last = len(report.findings) - 1
     for index, finding in enumerate(report.findings):
-        line = json.dumps(finding_dict(finding), ensure_ascii=False)
-        yield "    " + json_safe(line) + (",\n" if index < last else "\n")
+        line = _ENCODE(finding_dict(finding))
+        if not line.isascii() or "\x7f" in line:  # ASCII without DEL has nothing to make safe
+            line = json_safe(line)
+        yield "    " + line + (",\n" if index < last else "\n")
     yield "  ]\n}\n"
+
+
+# json.dumps(…, ensure_ascii=False) builds an encoder per call: one, made once, per finding line.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
