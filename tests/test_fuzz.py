@@ -293,6 +293,12 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
                                                    for end in ("alpha", "beta"))),
     "one slot, many values": ("m.jsonl", _wide_slot),
     "json document": ("m.json", _json_document),
+    "open questions answered by older lines": ("m.md", lambda n: (
+        "- the job reads from `jobs_queue` (2025-01-01)\n- uses `jobs_queue` for retries (TBD) (2026-01-01)\n"
+    ) * (n // 8)),
+    "a rejected name relied on": ("m.md", lambda n: (
+        "- Do NOT use `legacy_sync` (2026-06-01)\n- Sync: from `legacy_sync` nightly (2026-01-01)\n"
+    ) * (n // 8)),
     "done and pending copies": ("m.md", lambda n: "- [x] migrate the billing db\n- [ ] migrate the billing db\n"
                                 * (n // 64)),
 }

@@ -69,7 +69,9 @@ def stale_by_name(fact: Fact, name: str, other: Fact, message: str) -> Finding:
 
 
 def _rejections(ctx: Context) -> dict[str, Fact]:
-    """Each rejected name and the first fact that rejects it."""
+    """Each rejected name and the fact whose rejection reaches furthest: an undated one (it has
+    no order with anything), else the newest (a line dated after it may have brought the name
+    back). One per name keeps the lookup per claim constant."""
     retiring = ctx.lexicon.deprecation_words | _LEGACY
     hint = _hint(retiring)
     found: dict[str, Fact] = {}
@@ -78,11 +80,13 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
         if not hint.search(text):
             continue
         claim = fact.claim
-        for match in _PROHIBITION.finditer(claim):
-            found.setdefault(match["name"].rstrip("."), fact)
-        for match in _MARKED.finditer(claim):
-            if match["word"].casefold() in retiring:
-                found.setdefault(match["name"].rstrip("."), fact)
+        names = [m["name"] for m in _PROHIBITION.finditer(claim)]
+        names += [m["name"] for m in _MARKED.finditer(claim) if m["word"].casefold() in retiring]
+        for name in names:
+            name = name.rstrip(".")
+            kept = found.get(name)
+            if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
+                found[name] = fact
     return found
 
 

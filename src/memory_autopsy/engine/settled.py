@@ -17,6 +17,8 @@ from memory_autopsy.engine.findings import quote
 from memory_autopsy.engine.rejected import NAME_ANYWHERE, stale_by_name
 from memory_autopsy.model import Fact, Finding
 
+KEEP = 2
+
 
 def find(ctx: Context) -> Iterator[Finding]:
     marks = ctx.lexicon.open_question_words
@@ -61,16 +63,30 @@ def _open_mark(claim: str, marks: tuple[str, ...]) -> str:
 
 
 def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...]) -> dict[str, list[Fact]]:
-    """Per wanted name, the facts that state it plainly (no open mark of their own)."""
-    stated: dict[str, list[Fact]] = {}
+    """Per wanted name, the facts that state it plainly (no open mark of their own) and can
+    answer an open line: the first undated ones (no order with anything) and the newest dated
+    ones, KEEP of each (one may share the open line), in store order. A bounded list per name
+    keeps the answer lookup linear however often a name is stated."""
+    undated: dict[str, list[Fact]] = {}
+    newest: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.kind in ("guideline", "task"):
             continue
         names = {n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim)} & wanted
-        if names and not _open_mark(fact.claim, marks):
-            for name in names:
-                stated.setdefault(name, []).append(fact)
-    return stated
+        if not names or _open_mark(fact.claim, marks):
+            continue
+        for name in names:
+            if not fact.observed_at:
+                kept = undated.setdefault(name, [])
+                if len(kept) < KEEP:
+                    kept.append(fact)
+            else:
+                kept = newest.setdefault(name, [])
+                kept.append(fact)
+                kept.sort(key=lambda f: (f.observed_at or "", -f.order), reverse=True)
+                del kept[KEEP:]
+    return {name: sorted(undated.get(name, []) + newest.get(name, []), key=lambda f: f.order)
+            for name in undated.keys() | newest.keys()}
 
 
 def _answer(fact: Fact, names: frozenset[str], stated: dict[str, list[Fact]]) -> tuple[str, Fact] | None:
