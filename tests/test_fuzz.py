@@ -299,6 +299,7 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "a rejected name relied on": ("m.md", lambda n: (
         "- Do NOT use `legacy_sync` (2026-06-01)\n- Sync: from `legacy_sync` nightly (2026-01-01)\n"
     ) * (n // 8)),
+    "a rejected name many times on one line": ("m.md", lambda n: "- Do NOT use `a_b`\n- Note: x " + _repeat("a_b ", n) + "\n"),
     "done and pending copies": ("m.md", lambda n: "- [x] migrate the billing db\n- [ ] migrate the billing db\n"
                                 * (n // 64)),
 }

@@ -112,6 +112,11 @@ def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str
         if _QUIET.search(_PARENS.sub(" ", clause)):  # "(so we don't mislabel)" negates nothing around it
             continue
         colon = clause.find(":", 0, LABEL_WIDTH + 1)
+        value_at = -1  # where a labelled value starts: past the colon, blanks and emphasis
+        if colon != -1:
+            value_at = colon + 1
+            while value_at < len(clause) and clause[value_at] in " *_`":
+                value_at += 1
         for match in NAME_ANYWHERE.finditer(clause):
             name = match.group().rstrip(".")
             rejection = rejections.get(name)
@@ -120,7 +125,6 @@ def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str
             if observed_order(rejection, fact) == -1:
                 continue  # dated after the rejection: the name may be back
             start = match.start()
-            labelled = colon != -1 and not clause[colon + 1 : start].strip(" *_`")
-            if labelled or _FRAME_WORD.search(clause, max(0, start - 12), start):
+            if start == value_at or _FRAME_WORD.search(clause, max(0, start - 12), start):
                 return name, rejection
     return None
