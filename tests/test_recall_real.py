@@ -307,3 +307,18 @@ def test_table_rows_sharing_a_status_are_not_a_copied_block(tmp_path: Path) -> N
     report = lint([str(root)])
     blocks = [(Path(f.path).name, f.line) for f in report.findings if f.rule == "duplicate"]
     assert blocks == [("progress.md", 13)]
+
+
+def test_a_prohibition_of_one_version_or_under_a_condition_rejects_nothing_else(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "notes.md": (
+            "# Notes\n\n"
+            "- Don't use `node.js` 16 for the build\n"
+            "- Never call `sync_all()` in production\n"
+            "- Do not use `legacy_cli` when the queue is down\n"
+            "- Runtime: `node.js` 20 on the runners\n"
+            "- Local runs: from `sync_all()` after a reset\n"
+            "- Ops: `legacy_cli` with the new flags\n"
+        ),
+    })
+    assert findings(root, "stale") == []

@@ -26,8 +26,11 @@ NAME = (
     r"(?:_?[A-Za-z][A-Za-z0-9-]*(?:[_./]+[A-Za-z0-9-]+)+/?|[A-Za-z][A-Za-z0-9-]{2,}/|[a-z]+[A-Z][A-Za-z0-9]*)"
 )
 NAME_ANYWHERE = re.compile(r"(?<![\w./-])" + NAME + r"(?![\w/])")
+# A prohibition of the name itself: not of one version of it ("don't use node.js 16") and not
+# under a condition ("never call sync_all() in production"): another line may use it rightly.
 _PROHIBITION = re.compile(
     r"\b(?i:do\s+not|don'?t|never|stop)\s+(?i:use|using|rely\s+on|depend\s+on|call|read)\s+(?P<name>" + NAME + r")"
+    r"(?![\w/])(?!\W{0,3}v?\d)(?!\W{0,3}(?i:for|in|on|when|while|with|without|unless|except|inside|outside|to|if)\b)"
 )
 _MARKED = re.compile(
     r"(?<![\w./-])(?P<name>" + NAME + r")\s*(?:\(\s*|[—–-]\s+|,\s*|\bis\s+|\bare\s+)(?P<word>[A-Za-z]+)"
