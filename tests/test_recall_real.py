@@ -322,3 +322,14 @@ def test_a_prohibition_of_one_version_or_under_a_condition_rejects_nothing_else(
         ),
     })
     assert findings(root, "stale") == []
+
+
+def test_an_open_mark_is_a_whole_word(tmp_path: Path) -> None:
+    root = write(tmp_path, {
+        "notes.md": (
+            "# Notes\n\n"
+            "- Fixtures: `conftest.py` (tbcheck passes)\n"
+            "- Moved the fixtures into `conftest.py`\n"
+        ),
+    })
+    assert findings(root, "stale") == []

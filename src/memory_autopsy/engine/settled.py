@@ -55,11 +55,17 @@ def _open_mark(claim: str, marks: tuple[str, ...]) -> str:
         start = text.find(mark)
         while start != -1:
             stop = start + len(mark)
-            if text[max(0, start - 4):start].rstrip().endswith(("(", "（")) \
-                    or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end:
+            whole = not mark.isascii() or not (_word_char(text, start - 1) or _word_char(text, stop))
+            if whole and (text[max(0, start - 4):start].rstrip().endswith(("(", "（"))
+                          or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end):
                 return mark
             start = text.find(mark, stop)
     return ""
+
+
+def _word_char(text: str, index: int) -> bool:
+    """Whether text[index] continues a word ("(tbcheck)" holds no "tbc")."""
+    return 0 <= index < len(text) and text[index].isalnum()
 
 
 def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...]) -> dict[str, list[Fact]]:
