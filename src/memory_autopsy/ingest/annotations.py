@@ -34,6 +34,7 @@ _OBS_PAREN = re.compile(
     rf"\(\s*(?:(?:observed|seen|as of|updated|verified|on)\s*)?(?::\s*)?(?P<date>{DATE_PATTERN})\s*\)", re.I
 )
 _LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*(?:\]\s*)?(?:[-:–—]\s*)?", re.I)
+_YEAR = re.compile(r"\d{4}")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 
@@ -105,6 +106,8 @@ def read_prose(text: str) -> tuple[str, Annotations]:
     """Strip date and source annotations off a prose claim; return the bare claim."""
     notes = Annotations()
     text = _read_source(text, notes)
+    if _YEAR.search(text) is None:  # every date pattern holds a four-digit year
+        return text.strip().rstrip(" -–—").strip(), notes
     lead = _LEAD_DATE.match(text)
     if lead and parse_date(lead["date"]):
         notes.observed_at = parse_date(lead["date"])
