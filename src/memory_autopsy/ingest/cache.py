@@ -144,15 +144,17 @@ def reader_digest(package: Path) -> str:
 @lru_cache(maxsize=8)
 def lexicon_key(lexicon: Lexicon) -> str:
     """The words that change what the reader reads, as a short stable digest."""
-    parts = {f.name: _plain(getattr(lexicon, f.name)) for f in fields(lexicon)}
-    text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return _fields_key(lexicon)
 
 
 @lru_cache(maxsize=8)
 def vocabulary_key(vocabulary: Vocabulary) -> str:
     """The words prose slots and status verbs are derived with, as a short stable digest."""
-    parts = {f.name: _plain(getattr(vocabulary, f.name)) for f in fields(vocabulary)}
+    return _fields_key(vocabulary)
+
+
+def _fields_key(words: Lexicon | Vocabulary) -> str:
+    parts = {f.name: _plain(getattr(words, f.name)) for f in fields(words)}
     text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
