@@ -249,14 +249,12 @@ def memory_why(
 
 def _load(store: str, settings: Settings, roots: Roots) -> Store:
     """api.load_store over confined reads (each file opened once, read from that open)."""
-    from memory_autopsy.ingest.cache import ParseCache
+    from memory_autopsy.ingest.cache import cache_for
     from memory_autopsy.ingest.loader import load_sources
 
     files, problems = _files(store, settings, roots)
     read_problems: list[Problem] = []
-    cache = None
-    if settings.parse_cache:
-        cache = ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
+    cache = cache_for(settings)
     loaded = load_sources(
         _sources(files, roots, read_problems), settings.vocabulary, problems, settings.lexicon, cache
     )

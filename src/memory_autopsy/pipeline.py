@@ -28,7 +28,7 @@ def load_store(
 ) -> Store:
     """Read memory files and folders into one Store (folders honour include/exclude). `extra`
     are sources already in memory (standard input); `on_read` hears each path read (progress)."""
-    from memory_autopsy.ingest.cache import ParseCache
+    from memory_autopsy.ingest.cache import cache_for
     from memory_autopsy.ingest.loader import expand, load_sources
     from memory_autopsy.selection import filter_paths
     from memory_autopsy.settings import Settings
@@ -40,9 +40,7 @@ def load_store(
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
     read_problems: list[Problem] = []
-    cache = None
-    if settings.parse_cache:
-        cache = ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
+    cache = cache_for(settings)
     named_extra = {source.path for source in extra}
     files = [f for f in files if f not in named_extra] if named_extra else files
     sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems), extra)

@@ -22,7 +22,7 @@ from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
@@ -30,6 +30,9 @@ from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
+
+if TYPE_CHECKING:
+    from memory_autopsy.settings import Settings
 
 FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
@@ -43,6 +46,13 @@ _PATH, _LINE, _CLAIM, _FIDELITY, _DERIVED = (
 _TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*_DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
+
+
+def cache_for(settings: Settings) -> ParseCache | None:
+    """The run's parse cache, when its settings name a folder for one."""
+    if not settings.parse_cache:
+        return None
+    return ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
 
 
 class ParseCache:
