@@ -185,3 +185,20 @@ def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkey
         handle.write(json.dumps({"entity": "svc-1", "claim": "uses valkey 8"}) + "\n")
     appended = ParseCache(tmp_path / "cache")
     assert read(appended) == read(None) and (appended.hits, appended.misses) == (3, 1)
+
+
+def test_a_label_settled_by_another_file_is_derived_again_on_a_warm_run(tmp_path: Path) -> None:
+    """What a draft derives (slot, id, normalized body) is cached with the entity and body it was
+    derived from: a label that another file declares an entity changes both after the cache."""
+    (tmp_path / "a.md").write_text("- Payments: handled by the ledger team\n", encoding="utf-8")
+    declares = tmp_path / "b.md"
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    paths = [str(tmp_path / "a.md"), str(declares)]
+    for text in ("# Notes\n- runs nightly\n", "# Notes\n## Payments\n- runs nightly\n", "# Notes\n- runs nightly\n"):
+        declares.write_text(text, encoding="utf-8")
+        warm = load_store(paths, cached).facts
+        assert warm == load_store(paths, Settings()).facts
+        (payments,) = [f for f in warm if f.path.endswith("a.md")]
+        settled = "## Payments" in text
+        assert (payments.entity == "Payments") is settled
+        assert payments.norm == ("handled by the ledger team" if settled else "payments handled by the ledger team")

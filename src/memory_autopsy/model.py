@@ -85,6 +85,7 @@ class Fact(NamedTuple):
     entry: str = ""
     obs: int = -1
     end_line: int = 0
+    norm: str = ""  # the body normalized (normalize_claim), when the reader computed it
 
     def record(self) -> dict[str, Any]:
         """The 12-field canonical record."""

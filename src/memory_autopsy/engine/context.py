@@ -45,7 +45,7 @@ def observed_order(a: Fact, b: Fact) -> int | None:
 class Context:
     facts: Sequence[Fact]
     settings: Settings
-    _norm: dict[int, str] = field(default_factory=dict)
+    _norm: dict[Fact, str] = field(default_factory=dict)
     # With a focus (the hook's changed files), the per-entity layers look only at the entities
     # those files mention: every finding touching a changed file involves one of them.
     focus_forms: frozenset[str] | None = None
@@ -62,19 +62,14 @@ class Context:
         return self.settings.lexicon or default_lexicon()
 
     def norm_body(self, fact: Fact) -> str:
-        try:  # the hottest call of the engine (several per fact): one subscript when known
-            return self._norm[fact.order]
-        except KeyError:
-            return self._normalize(fact)
+        # The hottest call of the engine (several per fact): the reader normalized the body.
+        return fact.norm or self._normalize(fact)
 
     def _normalize(self, fact: Fact) -> str:
-        """The first call normalizes every fact of the run in one pass (the copied-block layer
-        reads them all); a fact from outside the run is normalized alone."""
-        if not self._norm:
-            self._norm.update({f.order: normalize_claim(fact_body(f)) for f in self.facts})
-        cached = self._norm.get(fact.order)
+        """A fact the reader did not normalize (built elsewhere, or with an empty body)."""
+        cached = self._norm.get(fact)
         if cached is None:
-            cached = self._norm[fact.order] = normalize_claim(fact_body(fact))
+            cached = self._norm[fact] = normalize_claim(fact_body(fact))
         return cached
 
     def release(self) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
-from memory_autopsy.ingest.records import Draft
+from memory_autopsy.ingest.records import Derived, Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -39,13 +39,17 @@ MAX_BYTES = 256 * 1024 * 1024
 _DRAFT_FIELDS = tuple(f.name for f in fields(Draft))
 _TUPLES = frozenset({"aliases", "suppress"})
 # A row holds the fields in _DRAFT_FIELDS order (Draft's positional order); these are checked
-# or converted by position, so a cached store is read without a dict per draft.
-_PATH, _LINE, _CLAIM, _FIDELITY, _DERIVED = (
-    _DRAFT_FIELDS.index(n) for n in ("path", "line", "claim", "fidelity", "derived")
+# or converted by position, so a cached store is read without a dict per draft. The entry names
+# its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
+# 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
+_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _DERIVED = (
+    _DRAFT_FIELDS.index(n)
+    for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "derived")
 )
 _TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*_DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
+_VALUES = {f: f.value for f in Fidelity}  # an enum's .value is a Python-level lookup
 
 
 def cache_for(settings: Settings) -> ParseCache | None:
@@ -179,6 +183,7 @@ def _plain(value: Any) -> Any:
 
 def encode(result: JsonResult) -> dict[str, Any]:
     return {
+        "path": result.drafts[0].path if result.drafts else None,
         "drafts": [_row(d) for d in result.drafts],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
@@ -187,25 +192,53 @@ def encode(result: JsonResult) -> dict[str, Any]:
     }
 
 
+def _same(value: str | None, other: str | None) -> str | int | None:
+    return 0 if value == other else value
+
+
 def _row(draft: Draft) -> list[Any]:
-    row = list(_ROW(draft))  # tuples are written as JSON arrays
-    row[_FIDELITY] = row[_FIDELITY].value
+    row: list[Any] = list(_ROW(draft))  # tuples are written as JSON arrays
+    row[_PATH] = 0
+    row[_FIDELITY] = _VALUES[draft.fidelity]
+    if draft.body and draft.body == draft.claim:
+        row[_BODY] = 0
+    d = draft.derived
+    if d is not None and (d.fidelity is not draft.fidelity or d.entity != draft.entity
+                          or d.body != (draft.body or draft.claim)):
+        d = None  # derived from what the draft no longer says: derived again when finished
+    row[_DERIVED] = None if d is None else [
+        _same(d.slot, draft.slot), _same(d.value, draft.value), d.qualifier, d.verb,
+        _same(d.id, draft.given_id), _same(d.stripped, draft.claim), _same(d.norm, d.stripped),
+    ]
     return row
 
 
 def decode(data: dict[str, Any], path: str) -> JsonResult:
     drafts = []
     size = len(_DRAFT_FIELDS)
+    if data["drafts"] and data["path"] != path:
+        raise ValueError("cache entry of another file")
     for row in data["drafts"]:
         if type(row) is not list or len(row) != size:
             raise ValueError("cache entry of another shape")
-        if row[_PATH] != path or type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
-            raise ValueError("cache entry of another file")
-        row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
+        if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
+            raise ValueError("cache entry of another shape")
+        row[_PATH] = path
+        claim = row[_CLAIM]
+        fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
+        if row[_BODY] == 0:
+            row[_BODY] = claim
         for index in _TUPLE_AT:
             row[index] = tuple(row[index])
-        if row[_DERIVED] is not None:
-            row[_DERIVED] = tuple(row[_DERIVED])
+        derived = row[_DERIVED]
+        if derived is not None:
+            slot, value, qualifier, verb, fact_id, stripped, norm = derived
+            stripped = claim if stripped == 0 else stripped
+            row[_DERIVED] = Derived(
+                row[_BODY] or claim, fidelity, row[_ENTITY], row[_SLOT] if slot == 0 else slot,
+                row[_VALUE] if value == 0 else value, qualifier, verb,
+                row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm,
+            )
         drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,

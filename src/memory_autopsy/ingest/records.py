@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
 from memory_autopsy.engine.context import strip_entity
@@ -12,6 +12,23 @@ from memory_autopsy.normalize import content_id, entity_form, normalize_claim
 from memory_autopsy.vocabulary import Vocabulary
 
 SOURCE_CLASSES = ("primary", "secondary", "unclassified")
+
+
+class Derived(NamedTuple):
+    """What `finish` computes of a draft before freezing it (the parse cache keeps it, so a warm
+    run skips the work). Body, fidelity and entity say what it was derived from: the store-wide
+    label settling may still change them, and then the draft is derived again."""
+
+    body: str
+    fidelity: Fidelity
+    entity: str
+    slot: str
+    value: str
+    qualifier: str
+    verb: str  # the status verb, "" for none
+    id: str
+    stripped: str  # the claim without its `entity:` prefix
+    norm: str  # that, normalized
 
 
 @dataclass(slots=True)
@@ -46,7 +63,7 @@ class Draft:
     annotated: bool = False  # the line carries its own date or source
     named: bool = False  # the entity was written (heading, front matter, record), not inferred
     # What `derive` found for this draft (kept by the parse cache, so a warm run skips it).
-    derived: tuple[str, ...] | None = None
+    derived: Derived | None = None
 
 
 _CLASSES = {name: name for name in SOURCE_CLASSES}
@@ -59,10 +76,8 @@ def source_class_of(value: object) -> str:
     return text if text in SOURCE_CLASSES else "unclassified"
 
 
-def derive(draft: Draft, vocabulary: Vocabulary) -> tuple[str, ...]:
-    """(body, fidelity, slot, value, qualifier, status verb): the prose slot and status verb of
-    the draft as it reads now. The first two say what it was derived from: the store-wide label
-    settling may still change a draft's body and fidelity, and then it is derived again."""
+def derive(draft: Draft, vocabulary: Vocabulary) -> Derived:
+    """The prose slot, status verb, id and normalized body of the draft as it reads now."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
     # A guideline ("Use uv") or a task asserts nothing about now; an event can state the new value.
@@ -72,15 +87,6 @@ def derive(draft: Draft, vocabulary: Vocabulary) -> tuple[str, ...]:
             slot, value, qualifier = proven
     # A record that states its status verb (even as null) is trusted; "" means none.
     verb = draft.status_verb if draft.status_verb is not None else status_verb(body, vocabulary)
-    return (body, draft.fidelity.value, slot, value, qualifier, verb or "")
-
-
-def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
-    """Fill derived fields (prose slot, status verb, id) and freeze."""
-    derived = draft.derived
-    if derived is None or derived[0] != (draft.body or draft.claim) or derived[1] != draft.fidelity.value:
-        derived = derive(draft, vocabulary)
-    _, _, slot, value, qualifier, verb = derived
     fact_id = draft.given_id or content_id(
         (
             entity_form(draft.entity),
@@ -93,13 +99,25 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
             draft.source,
         )
     )
+    stripped = strip_entity(draft.claim, (draft.entity,))
+    return Derived(body, draft.fidelity, draft.entity, slot, value, qualifier, verb or "", fact_id, stripped,
+                   normalize_claim(stripped))
+
+
+def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
+    """Fill derived fields (prose slot, status verb, id) and freeze."""
+    derived = draft.derived
+    if (derived is None or derived.fidelity is not draft.fidelity or derived.entity != draft.entity
+            or derived.body != (draft.body or draft.claim)):
+        derived = derive(draft, vocabulary)
+    _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm = derived
     values = (
         fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
         draft.valid_to, draft.source, source_class_of(draft.source_class), draft.fidelity,
         verb or None, draft.path, draft.line, draft.aliases, draft.entity, draft.shape,
         draft.given_id is not None, draft.suppress, order, qualifier,
-        strip_entity(draft.claim, (draft.entity,)), draft.kind, draft.status, draft.entry, draft.obs,
-        draft.end_line if draft.end_line > draft.line else 0,
+        stripped, draft.kind, draft.status, draft.entry, draft.obs,
+        draft.end_line if draft.end_line > draft.line else 0, norm,
     )
     if _POSITIONAL:  # a million facts: a tuple built in place, not 27 keyword arguments
         return _new_tuple(Fact, values)
@@ -112,6 +130,7 @@ _FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
+    "norm",
 )
 _POSITIONAL = Fact._fields == _FACT_FIELDS
 _new_tuple = tuple.__new__
