@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, count
+from operator import ne
 
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
@@ -34,20 +36,20 @@ def find(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
     keys = [_key(ctx, f) for f in facts]
-    first: dict[str, int] = {}
+    # The first position of every claim, in one C-level pass (later positions are written first
+    # and overwritten); only a position whose claim came earlier can start a copy.
+    first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+    repeats = compress(count(), map(ne, map(first.__getitem__, keys), count()))
     blocks: list[Block] = []
-    i = 0
-    while i < len(facts):
-        j = first.get(keys[i])
-        run = _run(facts, keys, j, i) if j is not None else 0
-        if run >= MIN_BLOCK:
-            blocks.append(Block(tuple(facts[i : i + run]), tuple(facts[j : j + run])))  # type: ignore[operator]
-            for k in range(i, i + run):
-                first.setdefault(keys[k], k)
-            i += run
+    taken = 0  # positions before this belong to a copy already found
+    for i in repeats:
+        if i < taken:
             continue
-        first.setdefault(keys[i], i)
-        i += 1
+        j = first[keys[i]]
+        run = _run(facts, keys, j, i)
+        if run >= MIN_BLOCK:
+            blocks.append(Block(tuple(facts[i : i + run]), tuple(facts[j : j + run])))
+            taken = i + run
     return blocks
 
 

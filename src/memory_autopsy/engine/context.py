@@ -92,6 +92,15 @@ class Context:
             return [f for f in self.facts if f.valid_to is None]
         return [f for f in self.facts if f.valid_to is None or f.valid_to > as_of]
 
+    @property
+    def active_in_focus(self) -> Sequence[Fact]:
+        """The active facts of the entities in focus (all of them without a focus), each
+        entity's in store order: the hook shows nothing about an entity no changed file names."""
+        if self.focus_forms is None:
+            return self.active
+        groups = self.active_by_entity
+        return [fact for form in sorted(self.focus_forms) if form in groups for fact in groups[form]]
+
     @cached_property
     def by_entity(self) -> dict[str, list[Fact]]:
         return self._groups[0]

@@ -16,7 +16,7 @@ from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import entity_form, normalize_claim
+from memory_autopsy.normalize import normalize_claim
 
 ANCHOR_CUE = 0.6
 # More distinct values than this at the newest date: no newest value (every older fact would
@@ -27,11 +27,8 @@ MAX_NEWEST_VALUES = 64
 def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     groups: dict[tuple[str, str, str], list[Fact]] = {}
     slot_key = ctx.slot_key
-    focus = ctx.focus_forms
-    for fact in ctx.active:
+    for fact in ctx.active_in_focus:
         if fact.slot and fact.order not in skip and fact.kind in ("state", "event") and not _status_cell(ctx, fact):
-            if focus is not None and entity_form(fact.entity) not in focus:
-                continue  # the hook: an entity no changed file mentions reports nothing shown
             groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
     for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
