@@ -187,16 +187,27 @@ def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkey
     assert read(appended) == read(None) and (appended.hits, appended.misses) == (3, 1)
 
 
-def test_a_label_settled_by_another_file_is_derived_again_on_a_warm_run(tmp_path: Path) -> None:
+def test_a_label_settled_by_another_file_reads_alike_warm_and_derives_nothing(tmp_path: Path, monkeypatch) -> None:
     """What a draft derives (slot, id, normalized body) is cached with the entity and body it was
-    derived from: a label that another file declares an entity changes both after the cache."""
+    derived from, as the line reads and as it reads once its label is settled as the entity
+    (which the rest of the store decides): a warm run reads the same facts, settled or not,
+    and derives none of them again."""
+    from memory_autopsy.ingest import records
+
     (tmp_path / "a.md").write_text("- Payments: handled by the ledger team\n", encoding="utf-8")
     declares = tmp_path / "b.md"
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     paths = [str(tmp_path / "a.md"), str(declares)]
+    derive = records.derive
+    derived: list[str] = []
+    monkeypatch.setattr(records, "derive", lambda draft, vocabulary: derived.append(draft.path) or derive(draft, vocabulary))
+    declares.write_text("# Notes\n", encoding="utf-8")
+    load_store(paths, cached)  # the cold run
     for text in ("# Notes\n- runs nightly\n", "# Notes\n## Payments\n- runs nightly\n", "# Notes\n- runs nightly\n"):
         declares.write_text(text, encoding="utf-8")
+        derived.clear()
         warm = load_store(paths, cached).facts
+        assert not [p for p in derived if p.endswith("a.md")]  # a.md never changes: always a hit
         assert warm == load_store(paths, Settings()).facts
         (payments,) = [f for f in warm if f.path.endswith("a.md")]
         settled = "## Payments" in text

@@ -42,9 +42,10 @@ _TUPLES = frozenset({"aliases", "suppress"})
 # or converted by position, so a cached store is read without a dict per draft. The entry names
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
 # 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
-_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _DERIVED = (
+_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _LABEL, _REST, _DERIVED, _SETTLED = (
     _DRAFT_FIELDS.index(n)
-    for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "derived")
+    for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "label",
+              "label_rest", "derived", "settled")
 )
 _TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*_DRAFT_FIELDS)
@@ -202,15 +203,32 @@ def _row(draft: Draft) -> list[Any]:
     row[_FIDELITY] = _VALUES[draft.fidelity]
     if draft.body and draft.body == draft.claim:
         row[_BODY] = 0
-    d = draft.derived
-    if d is not None and (d.fidelity is not draft.fidelity or d.entity != draft.entity
-                          or d.body != (draft.body or draft.claim)):
-        d = None  # derived from what the draft no longer says: derived again when finished
-    row[_DERIVED] = None if d is None else [
+    # A derivation is kept only as what the row's own fields rebuild it from (decode).
+    as_read = (draft.body or draft.claim, draft.fidelity, draft.entity)
+    row[_DERIVED] = _derived_row(draft.derived, as_read, draft)
+    as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
+    row[_SETTLED] = _derived_row(draft.settled, as_settled, draft)
+    return row
+
+
+def _derived_row(d: Derived | None, basis: tuple[str, Fidelity, str], draft: Draft) -> list[Any] | None:
+    if d is None or (d.body, d.fidelity, d.entity) != basis:
+        return None  # derived from what the draft no longer says: derived again when finished
+    return [
         _same(d.slot, draft.slot), _same(d.value, draft.value), d.qualifier, d.verb,
         _same(d.id, draft.given_id), _same(d.stripped, draft.claim), _same(d.norm, d.stripped),
     ]
-    return row
+
+
+def _derived(row: list[Any], at: int, body: str, fidelity: Fidelity, entity: str) -> Derived | None:
+    if row[at] is None:
+        return None
+    slot, value, qualifier, verb, fact_id, stripped, norm = row[at]
+    stripped = row[_CLAIM] if stripped == 0 else stripped
+    return Derived(
+        body, fidelity, entity, row[_SLOT] if slot == 0 else slot, row[_VALUE] if value == 0 else value,
+        qualifier, verb, row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm,
+    )
 
 
 def decode(data: dict[str, Any], path: str) -> JsonResult:
@@ -230,15 +248,8 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
             row[_BODY] = claim
         for index in _TUPLE_AT:
             row[index] = tuple(row[index])
-        derived = row[_DERIVED]
-        if derived is not None:
-            slot, value, qualifier, verb, fact_id, stripped, norm = derived
-            stripped = claim if stripped == 0 else stripped
-            row[_DERIVED] = Derived(
-                row[_BODY] or claim, fidelity, row[_ENTITY], row[_SLOT] if slot == 0 else slot,
-                row[_VALUE] if value == 0 else value, qualifier, verb,
-                row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm,
-            )
+        row[_DERIVED] = _derived(row, _DERIVED, row[_BODY] or claim, fidelity, row[_ENTITY])
+        row[_SETTLED] = _derived(row, _SETTLED, row[_REST] or claim, Fidelity.PARTIAL, row[_LABEL])
         drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,

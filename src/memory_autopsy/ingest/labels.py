@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memory_autopsy.ingest.records import Draft
+from memory_autopsy.ingest.records import Draft, settle
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import Declaration, Fidelity
+from memory_autopsy.model import Declaration
 from memory_autopsy.normalize import entity_form
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -34,12 +34,17 @@ def settle_labels(
     declared = {entity_form(d.entity) for d in drafts if d.named and not d.label}
     declared.update(entity_form(d.entity) for d in declarations)
     for draft in labelled:
-        if draft.label.casefold() in lexicon.label_stoplist or _verb_led(draft.label, lexicon):
+        if not may_settle(draft, lexicon):
             continue
         key = entity_form(draft.label)
         if key in declared or uses[key] >= 2 or draft.annotated or _verb_first(draft.label_rest, verbs):
-            draft.entity, draft.body, draft.named = draft.label, draft.label_rest, True
-            draft.fidelity = Fidelity.PARTIAL
+            settle(draft)
+
+
+def may_settle(draft: Draft, lexicon: Lexicon) -> bool:
+    """Whether the line's label can name an entity at all (the rest of the store decides)."""
+    return bool(draft.label) and draft.label.casefold() not in lexicon.label_stoplist \
+        and not _verb_led(draft.label, lexicon)
 
 
 def _verb_led(label: str, lexicon: Lexicon) -> bool:

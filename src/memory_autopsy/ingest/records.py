@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
@@ -62,8 +62,10 @@ class Draft:
     label_rest: str = ""
     annotated: bool = False  # the line carries its own date or source
     named: bool = False  # the entity was written (heading, front matter, record), not inferred
-    # What `derive` found for this draft (kept by the parse cache, so a warm run skips it).
+    # What `derive` found for this draft (kept by the parse cache, so a warm run skips it), and
+    # for a `Label: rest` line what it finds once the label is settled as the entity.
     derived: Derived | None = None
+    settled: Derived | None = None
 
 
 _CLASSES = {name: name for name in SOURCE_CLASSES}
@@ -104,12 +106,33 @@ def derive(draft: Draft, vocabulary: Vocabulary) -> Derived:
                    normalize_claim(stripped))
 
 
+def settle(draft: Draft) -> None:
+    """Read a `Label: rest` line's label as its entity (what the store-wide settling decides)."""
+    draft.entity, draft.body, draft.named = draft.label, draft.label_rest, True
+    draft.fidelity = Fidelity.PARTIAL
+
+
+def derive_ahead(draft: Draft, vocabulary: Vocabulary, settles: bool) -> None:
+    """Derive before the store is settled (the parse cache keeps both): as the line reads, and
+    when `settles` (its label may be settled as the entity), as it reads then."""
+    draft.derived = derive(draft, vocabulary)
+    if settles:
+        copy = replace(draft)
+        settle(copy)
+        draft.settled = derive(copy, vocabulary)
+
+
+def fits(derived: Derived, draft: Draft) -> bool:
+    """Whether `derived` was derived from what the draft says now."""
+    return (derived.fidelity is draft.fidelity and derived.entity == draft.entity
+            and derived.body == (draft.body or draft.claim))
+
+
 def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
     """Fill derived fields (prose slot, status verb, id) and freeze."""
-    derived = draft.derived
-    if (derived is None or derived.fidelity is not draft.fidelity or derived.entity != draft.entity
-            or derived.body != (draft.body or draft.claim)):
-        derived = derive(draft, vocabulary)
+    derived, settled = draft.derived, draft.settled
+    if derived is None or not fits(derived, draft):
+        derived = settled if settled is not None and fits(settled, draft) else derive(draft, vocabulary)
     _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm = derived
     values = (
         fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
