@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -187,29 +188,49 @@ def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkey
     assert read(appended) == read(None) and (appended.hits, appended.misses) == (3, 1)
 
 
-def test_a_label_settled_by_another_file_reads_alike_warm_and_derives_nothing(tmp_path: Path, monkeypatch) -> None:
+def test_a_label_settled_by_another_file_reads_alike_warm(tmp_path: Path, monkeypatch) -> None:
     """What a draft derives (slot, id, normalized body) is cached with the entity and body it was
-    derived from, as the line reads and as it reads once its label is settled as the entity
-    (which the rest of the store decides): a warm run reads the same facts, settled or not,
-    and derives none of them again."""
+    derived from: a label that another file declares an entity changes both after the cache,
+    and the warm run derives it again; an unchanged store derives nothing warm, settled or not."""
     from memory_autopsy.ingest import records
 
     (tmp_path / "a.md").write_text("- Payments: handled by the ledger team\n", encoding="utf-8")
     declares = tmp_path / "b.md"
-    cached = Settings(parse_cache=str(tmp_path / "cache"))
     paths = [str(tmp_path / "a.md"), str(declares)]
     derive = records.derive
     derived: list[str] = []
     monkeypatch.setattr(records, "derive", lambda draft, vocabulary: derived.append(draft.path) or derive(draft, vocabulary))
-    declares.write_text("# Notes\n", encoding="utf-8")
-    load_store(paths, cached)  # the cold run
     for text in ("# Notes\n- runs nightly\n", "# Notes\n## Payments\n- runs nightly\n", "# Notes\n- runs nightly\n"):
         declares.write_text(text, encoding="utf-8")
-        derived.clear()
-        warm = load_store(paths, cached).facts
-        assert not [p for p in derived if p.endswith("a.md")]  # a.md never changes: always a hit
-        assert warm == load_store(paths, Settings()).facts
-        (payments,) = [f for f in warm if f.path.endswith("a.md")]
         settled = "## Payments" in text
-        assert (payments.entity == "Payments") is settled
-        assert payments.norm == ("handled by the ledger team" if settled else "payments handled by the ledger team")
+        for cache in (tmp_path / "fresh", tmp_path / "kept"):  # each store cold, and after another
+            if cache.name == "fresh":
+                shutil.rmtree(cache, ignore_errors=True)
+            cached = Settings(parse_cache=str(cache))
+            warm = load_store(paths, cached).facts
+            assert warm == load_store(paths, Settings()).facts
+            (payments,) = [f for f in warm if f.path.endswith("a.md")]
+            assert (payments.entity == "Payments") is settled
+            assert payments.norm == ("handled by the ledger team" if settled else "payments handled by the ledger team")
+            derived.clear()
+            assert load_store(paths, cached).facts == warm
+            assert not derived  # unchanged: every draft read with the derivation cached for it
+
+
+def test_a_warm_run_of_an_unchanged_store_rewrites_no_entry(tmp_path: Path) -> None:
+    """Labels settled or not, an unchanged store's entries already hold what each draft needs."""
+    from memory_autopsy.ingest import loader
+
+    (tmp_path / "a.md").write_text("- Payments: handled by the ledger team\n- Notes: see the wiki\n",
+                                   encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Notes\n## Payments\n- runs nightly\n", encoding="utf-8")
+
+    def read(cache: ParseCache) -> tuple[object, ...]:
+        sources = [loader.Source(str(p), p.read_bytes()) for p in sorted(tmp_path.glob("*.md"))]
+        return loader.load_sources(sources, cache=cache).facts
+
+    cold = ParseCache(tmp_path / "cache")
+    facts = read(cold)
+    assert cold.written == 2 and any(f.entity == "Payments" for f in facts)
+    warm = ParseCache(tmp_path / "cache")
+    assert read(warm) == facts and (warm.hits, warm.written) == (2, 0)

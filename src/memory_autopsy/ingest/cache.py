@@ -10,6 +10,12 @@ a working tree that a pull request can write to. Writes are atomic (a temporary 
 `os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
 entry is a miss and is rewritten. The folder is bounded: past `max_bytes` the least recently
 used entries go.
+
+What `finish` derives of a draft (prose slot, id, normalized body) depends on the store around
+the file: a `Label: rest` line reads differently once the store settles its label as an entity.
+So a file's entry is written after the run, with each draft's derivation as the store read it;
+a run whose store settles a label otherwise derives that draft again and adds it to the entry.
+A JSONL span (its records carry no labels) is derived and written as it is read.
 """
 
 from __future__ import annotations
@@ -71,6 +77,8 @@ class ParseCache:
                      f"\0{vocabulary_key(vocabulary)}")
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
+        self._pending: list[tuple[str, dict[str, Any], list[Draft]]] = []
+        self._read: list[tuple[str, list[Draft], list[Derived | None]]] = []
 
     def key(self, path: str, data: bytes, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
@@ -84,8 +92,11 @@ class ParseCache:
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: str, data: bytes, part: str = "") -> JsonResult | None:
-        target = self._file(self.key(path, data, part))
+    def get(self, path: str, data: bytes, part: str = "", *, kept: bool = False) -> JsonResult | None:
+        """`kept`: `flush` adds to the entry what `finish` had to derive again (the store around
+        the file settled one of its labels otherwise), so the next run derives nothing."""
+        key = self.key(path, data, part)
+        target = self._file(key)
         try:
             with open(target, encoding="utf-8") as handle:
                 result = decode(json.load(handle), path)
@@ -94,16 +105,49 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
+        if kept:
+            self._read.append((key, result.drafts, [d.derived for d in result.drafts]))
         return result
 
     def put(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
-        target = self._file(self.key(path, data, part))
+        self._write(self.key(path, data, part), encode(result))
+
+    def defer(self, path: str, data: bytes, result: JsonResult) -> None:
+        """Keep a parse as it reads now, and write it at `flush`, once `finish` has derived each
+        draft as the settled store reads it: a cold run derives each draft once, as a run
+        without the cache does, and the entry holds the derivation a warm run will use."""
+        self._pending.append((self.key(path, data), encode(result), result.drafts))
+
+    def flush(self) -> None:
+        for key, entry, drafts in self._pending:
+            for row, draft in zip(entry["drafts"], drafts):
+                _keep_derivation(row, draft)
+            self._write(key, entry)
+        for key, drafts, derived in self._read:
+            again = [i for i, (draft, old) in enumerate(zip(drafts, derived)) if draft.derived is not old]
+            if again:
+                self._amend(key, [(i, drafts[i]) for i in again])
+        self._pending, self._read = [], []
+
+    def _amend(self, key: str, drafts: list[tuple[int, Draft]]) -> None:
+        try:
+            with open(self._file(key), encoding="utf-8") as handle:
+                entry = json.load(handle)
+            rows = entry["drafts"]
+            for i, draft in drafts:
+                _keep_derivation(rows[i], draft)
+        except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+            return
+        self._write(key, entry)
+
+    def _write(self, key: str, entry: dict[str, Any]) -> None:
+        target = self._file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 # dumps, not dump: json.dump encodes piece by piece in Python, several times slower
-                handle.write(json.dumps(encode(result), ensure_ascii=True, separators=(",", ":")))
+                handle.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")))
             os.replace(temp, target)
             self.written += 1
         except (OSError, ValueError):
@@ -209,6 +253,19 @@ def _row(draft: Draft) -> list[Any]:
     as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
     row[_SETTLED] = _derived_row(draft.settled, as_settled, draft)
     return row
+
+
+def _keep_derivation(row: list[Any], draft: Draft) -> None:
+    """Put the derivation `finish` left on the draft in the row's slot for it: as the line reads
+    (the row's own fields), or as it reads once its label is settled."""
+    body = draft.claim if row[_BODY] == 0 else row[_BODY]
+    as_read = (body or draft.claim, _FIDELITIES[row[_FIDELITY]], row[_ENTITY])
+    as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
+    for at, basis in ((_DERIVED, as_read), (_SETTLED, as_settled)):
+        kept = _derived_row(draft.derived, basis, draft)
+        if kept is not None:
+            row[at] = kept
+            return
 
 
 def _derived_row(d: Derived | None, basis: tuple[str, Fidelity, str], draft: Draft) -> list[Any] | None:

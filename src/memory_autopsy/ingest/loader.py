@@ -103,6 +103,8 @@ def load_sources(
     settle_labels(drafts, declarations, vocabulary, lexicon)
     facts = [finish(d, vocabulary, i) for i, d in enumerate(drafts)]
     del drafts
+    if cache is not None:
+        cache.flush()
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
     return Store(
         facts=tuple(facts),
@@ -173,11 +175,10 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
     lines are independent records): a line appended to a large store misses one span."""
     lines = _jsonl_lines(source)
     if lines is None:  # anything else is cached whole
-        result = cache.get(source.path, source.data)
+        result = cache.get(source.path, source.data, kept=True)
         if result is None:
             result = parse_source(source, lexicon)
-            _derive(result, cache.vocabulary, lexicon)
-            cache.put(source.path, source.data, result)
+            cache.defer(source.path, source.data, result)
         return result
     merged = JsonResult()
     stem = Path(source.path).stem

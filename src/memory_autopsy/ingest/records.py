@@ -132,7 +132,10 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
     """Fill derived fields (prose slot, status verb, id) and freeze."""
     derived, settled = draft.derived, draft.settled
     if derived is None or not fits(derived, draft):
-        derived = settled if settled is not None and fits(settled, draft) else derive(draft, vocabulary)
+        if settled is not None and fits(settled, draft):
+            derived = settled
+        else:  # what a parse cache entry written after the run keeps
+            derived = draft.derived = derive(draft, vocabulary)
     _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm = derived
     values = (
         fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
