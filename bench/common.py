@@ -184,13 +184,14 @@ if warm_up:
     api.lint([warm_up], Settings())
     imported = time.perf_counter()
 ingest = []
-_load_store = api.load_store
+from memory_autopsy import pipeline  # api.lint reads through pipeline.load_store
+_load_store = pipeline.load_store
 def load_store(*args, **kwargs):
     began = time.perf_counter()
     store = _load_store(*args, **kwargs)
     ingest.append(time.perf_counter() - began)
     return store
-api.load_store = load_store
+pipeline.load_store = api.load_store = load_store
 try:
     settings = Settings(parse_cache=cache or None, focus=focus)
 except TypeError:  # a version without the focus setting
