@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, SHARED, pinned_wheelhouse, pull_request_repo, write
+from memory_autopsy.ci.filters import CACHE_DIR
 
 ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -56,6 +57,10 @@ def test_shared_schema_and_contract() -> None:
             assert step["shell"] == "bash"
         else:
             assert step["uses"].startswith(("actions/setup-python@", "actions/cache@"))  # no third-party action
+    (parse,) = [s for s in data["runs"]["steps"] if s.get("name") == "Restore the parse cache"]
+    assert parse["uses"].startswith("actions/cache@") and parse["with"]["path"] == CACHE_DIR
+    # any earlier run's entries are valid (content-addressed): restore the newest, save anew
+    assert "github.run_id" in parse["with"]["key"] and parse["with"]["key"].startswith(parse["with"]["restore-keys"])
 
 
 def resolve(text: str, context: dict[str, str]) -> str:
@@ -126,9 +131,14 @@ def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pyte
 
         jsonschema.Draft4Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(log)
 
+    assert list((repo / CACHE_DIR).rglob("*.json"))  # the folder the cache step keeps between runs
+    shutil.rmtree(repo / CACHE_DIR)
+
     again = run_steps({"fail-on": "never", "changed-only": "false", "paths": "memory/legacy.md memory/new.md",
-                       "sarif-file": "out/m.sarif"}, repo, runner, action_path, skip_install=True)["run"]
+                       "sarif-file": "out/m.sarif", "cache": "false"}, repo, runner, action_path,
+                      skip_install=True)["run"]
     assert again.returncode == 0, again.stdout + again.stderr
     outputs = (runner / "output-run.txt").read_text(encoding="utf-8").splitlines()
     assert outputs == ["findings=1", "new-findings=1", "sarif-file=out/m.sarif"]
     assert (repo / "out" / "m.sarif").is_file()
+    assert not (repo / CACHE_DIR).exists()  # cache: false is --no-cache

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import EXAMPLES, SRC
 from memory_autopsy.api import lint, load_store
 from memory_autopsy.ingest.cache import ParseCache
@@ -146,17 +148,18 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
     assert len(list(memory.rglob("*.json"))) == 30
 
 
-def test_the_hook_caches_by_default_and_not_with_no_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [["hook", "memory.md"], ["ci", "--no-changed-only", "--format", "text", "memory.md"]])
+def test_the_hook_and_ci_cache_by_default_and_not_with_no_cache(tmp_path: Path, command: list[str]) -> None:
     from conftest import run_cli
 
     for name in ("a", "b"):
         folder = tmp_path / name
         folder.mkdir()
         (folder / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
-    assert run_cli("hook", "memory.md", cwd=tmp_path / "a").code == 0
+    assert run_cli(*command, cwd=tmp_path / "a").code == 0
     assert list((tmp_path / "a" / ".memory-autopsy-cache").rglob("*.json"))
-    assert run_cli("hook", "memory.md", cwd=tmp_path / "a").code == 0  # warm
-    assert run_cli("hook", "memory.md", "--no-cache", cwd=tmp_path / "b").code == 0
+    assert run_cli(*command, cwd=tmp_path / "a").code == 0  # warm
+    assert run_cli(*command, "--no-cache", cwd=tmp_path / "b").code == 0
     assert not (tmp_path / "b" / ".memory-autopsy-cache").exists()
 
 

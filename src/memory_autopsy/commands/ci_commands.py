@@ -54,6 +54,8 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
     ci.add_argument("--format", choices=("github", "text", "json"), default="github")
     ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
+    ci.add_argument("--no-cache", action="store_true",
+                    help="skip the caches: parse results (.memory-autopsy-cache/) and embeddings")
     _settings_options(ci)
     ci.set_defaults(handler=run_ci)
 
