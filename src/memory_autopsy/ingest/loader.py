@@ -101,7 +101,8 @@ def load_sources(
         related.update(result.related)
         del result
     settle_labels(drafts, declarations, vocabulary, lexicon)
-    facts = [finish(d, vocabulary, i) for i, d in enumerate(drafts)]
+    keep = cache is not None
+    facts = [finish(d, vocabulary, i, keep) for i, d in enumerate(drafts)]
     del drafts
     if cache is not None:
         cache.flush()

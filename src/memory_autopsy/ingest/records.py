@@ -128,14 +128,18 @@ def fits(derived: Derived, draft: Draft) -> bool:
             and derived.body == (draft.body or draft.claim))
 
 
-def finish(draft: Draft, vocabulary: Vocabulary, order: int) -> Fact:
-    """Fill derived fields (prose slot, status verb, id) and freeze."""
+def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False) -> Fact:
+    """Fill derived fields (prose slot, status verb, id) and freeze. `keep`: leave what was
+    derived on the draft, for a parse cache entry written after the run (a run without the
+    cache lets it go: a million drafts would hold a million of them at once)."""
     derived, settled = draft.derived, draft.settled
     if derived is None or not fits(derived, draft):
         if settled is not None and fits(settled, draft):
             derived = settled
-        else:  # what a parse cache entry written after the run keeps
-            derived = draft.derived = derive(draft, vocabulary)
+        else:
+            derived = derive(draft, vocabulary)
+            if keep:
+                draft.derived = derived
     _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm = derived
     values = (
         fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
