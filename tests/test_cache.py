@@ -20,12 +20,19 @@ from memory_autopsy.settings import Settings
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 
 
-def test_warm_run_reads_the_same_facts_and_findings(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rows_per_write", [None, 1, 3])
+def test_warm_run_reads_the_same_facts_and_findings(tmp_path: Path, monkeypatch, rows_per_write) -> None:
+    """An entry is written a slice of rows at a time: any slicing reads back alike."""
+    from memory_autopsy.ingest import cache
+
+    if rows_per_write is not None:
+        monkeypatch.setattr(cache, "ROWS_PER_WRITE", rows_per_write)
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     paths = [str(REAL), str(EXAMPLES)]
     cold = lint(paths, cached)
     entries = list((tmp_path / "cache").rglob("*.json"))
     assert entries
+    assert sum(len(json.loads(e.read_text(encoding="utf-8"))["drafts"]) for e in entries) == len(cold.facts)
     warm = lint(paths, cached)
     plain = lint(paths, Settings())
     assert cold.facts == warm.facts == plain.facts

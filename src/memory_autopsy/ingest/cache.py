@@ -48,11 +48,13 @@ _TUPLES = frozenset({"aliases", "suppress"})
 # or converted by position, so a cached store is read without a dict per draft. The entry names
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
 # 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
-_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _LABEL, _REST, _DERIVED, _SETTLED = (
+_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _LABEL, _REST, _NAMED, _DERIVED, _SETTLED = (
     _DRAFT_FIELDS.index(n)
     for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "label",
-              "label_rest", "derived", "settled")
+              "label_rest", "named", "derived", "settled")
 )
+# What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
+Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
 _TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*_DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
@@ -77,7 +79,7 @@ class ParseCache:
                      f"\0{vocabulary_key(vocabulary)}")
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
-        self._pending: list[tuple[str, dict[str, Any], list[Draft]]] = []
+        self._pending: list[tuple[str, JsonResult, dict[int, Parsed]]] = []
         self._read: list[tuple[str, list[Draft], list[Derived | None]]] = []
 
     def key(self, path: str, data: bytes, part: str = "") -> str:
@@ -113,16 +115,16 @@ class ParseCache:
         self._write(self.key(path, data, part), encode(result))
 
     def defer(self, path: str, data: bytes, result: JsonResult) -> None:
-        """Keep a parse as it reads now, and write it at `flush`, once `finish` has derived each
-        draft as the settled store reads it: a cold run derives each draft once, as a run
-        without the cache does, and the entry holds the derivation a warm run will use."""
-        self._pending.append((self.key(path, data), encode(result), result.drafts))
+        """Write a parse at `flush`, once `finish` has derived each draft as the settled store
+        reads it: a cold run derives each draft once, as a run without the cache does, and the
+        entry holds the derivation a warm run will use. What settling may change (a labelled
+        draft's entity, body, fidelity) is kept as parsed until then."""
+        parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
+        self._pending.append((self.key(path, data), result, parsed))
 
     def flush(self) -> None:
-        for key, entry, drafts in self._pending:
-            for row, draft in zip(entry["drafts"], drafts):
-                _keep_derivation(row, draft)
-            self._write(key, entry)
+        for key, result, parsed in self._pending:
+            self._write(key, encode(result, parsed))
         for key, drafts, derived in self._read:
             again = [i for i, (draft, old) in enumerate(zip(drafts, derived)) if draft.derived is not old]
             if again:
@@ -135,7 +137,7 @@ class ParseCache:
                 entry = json.load(handle)
             rows = entry["drafts"]
             for i, draft in drafts:
-                _keep_derivation(rows[i], draft)
+                _place(rows[i], (draft.derived,), draft)
         except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
             return
         self._write(key, entry)
@@ -146,8 +148,7 @@ class ParseCache:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                # dumps, not dump: json.dump encodes piece by piece in Python, several times slower
-                handle.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")))
+                _dump(entry, handle)
             os.replace(temp, target)
             self.written += 1
         except (OSError, ValueError):
@@ -172,6 +173,22 @@ class ParseCache:
                 total -= size
             except OSError:
                 continue
+
+
+ROWS_PER_WRITE = 2000
+
+
+def _dump(entry: dict[str, Any], handle: Any) -> None:
+    """The entry as one JSON object, its rows encoded a slice at a time: dumps, not dump (json.dump
+    encodes piece by piece in Python, several times slower), and never the whole text at once (a
+    100k-fact entry is tens of megabytes, written while the run holds every fact)."""
+    rows = entry["drafts"]
+    head = json.dumps({k: v for k, v in entry.items() if k != "drafts"}, ensure_ascii=True, separators=(",", ":"))
+    handle.write(head[:-1] + (',"drafts":[' if head != "{}" else '"drafts":['))
+    for start in range(0, len(rows), ROWS_PER_WRITE):
+        part = json.dumps(rows[start : start + ROWS_PER_WRITE], ensure_ascii=True, separators=(",", ":"))
+        handle.write(("," if start else "") + part[1:-1])
+    handle.write("]}")
 
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -226,10 +243,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def encode(result: JsonResult) -> dict[str, Any]:
+def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None) -> dict[str, Any]:
+    """`parsed`: the drafts whose labels the store settled since, as they were parsed."""
+    parsed = parsed or {}
     return {
         "path": result.drafts[0].path if result.drafts else None,
-        "drafts": [_row(d) for d in result.drafts],
+        "drafts": [_row(d, parsed.get(i)) for i, d in enumerate(result.drafts)],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -241,31 +260,32 @@ def _same(value: str | None, other: str | None) -> str | int | None:
     return 0 if value == other else value
 
 
-def _row(draft: Draft) -> list[Any]:
+def _row(draft: Draft, parsed: Parsed | None = None) -> list[Any]:
     row: list[Any] = list(_ROW(draft))  # tuples are written as JSON arrays
     row[_PATH] = 0
-    row[_FIDELITY] = _VALUES[draft.fidelity]
-    if draft.body and draft.body == draft.claim:
+    if parsed is not None:
+        row[_ENTITY], row[_BODY], row[_FIDELITY], row[_NAMED] = parsed
+    row[_FIDELITY] = _VALUES[row[_FIDELITY]]
+    if row[_BODY] and row[_BODY] == draft.claim:
         row[_BODY] = 0
-    # A derivation is kept only as what the row's own fields rebuild it from (decode).
-    as_read = (draft.body or draft.claim, draft.fidelity, draft.entity)
-    row[_DERIVED] = _derived_row(draft.derived, as_read, draft)
-    as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
-    row[_SETTLED] = _derived_row(draft.settled, as_settled, draft)
+    row[_DERIVED] = row[_SETTLED] = None
+    _place(row, (draft.derived, draft.settled), draft)
     return row
 
 
-def _keep_derivation(row: list[Any], draft: Draft) -> None:
-    """Put the derivation `finish` left on the draft in the row's slot for it: as the line reads
-    (the row's own fields), or as it reads once its label is settled."""
+def _place(row: list[Any], derivations: tuple[Derived | None, ...], draft: Draft) -> None:
+    """Each derivation into the row's slot for what it was derived from: the line as the row
+    reads (decode rebuilds the draft from it), or as it reads once its label is settled as the
+    entity. One that fits neither is left out: `finish` derives it again."""
     body = draft.claim if row[_BODY] == 0 else row[_BODY]
     as_read = (body or draft.claim, _FIDELITIES[row[_FIDELITY]], row[_ENTITY])
     as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
-    for at, basis in ((_DERIVED, as_read), (_SETTLED, as_settled)):
-        kept = _derived_row(draft.derived, basis, draft)
-        if kept is not None:
-            row[at] = kept
-            return
+    for derived in derivations:
+        for at, basis in ((_DERIVED, as_read), (_SETTLED, as_settled)):
+            kept = _derived_row(derived, basis, draft)
+            if kept is not None:
+                row[at] = kept
+                break
 
 
 def _derived_row(d: Derived | None, basis: tuple[str, Fidelity, str], draft: Draft) -> list[Any] | None:
