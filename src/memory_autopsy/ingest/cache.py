@@ -15,7 +15,6 @@ What `finish` derives of a draft (prose slot, id, normalized body) depends on th
 the file: a `Label: rest` line reads differently once the store settles its label as an entity.
 So a file's entry is written after the run, with each draft's derivation as the store read it;
 a run whose store settles a label otherwise derives that draft again and adds it to the entry.
-A JSONL span (its records carry no labels) is derived and written as it is read.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
-from memory_autopsy.ingest.records import Derived, Draft
+from memory_autopsy.ingest.records import Derived, Draft, as_settled
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -111,16 +110,13 @@ class ParseCache:
             self._read.append((key, result.drafts, [d.derived for d in result.drafts]))
         return result
 
-    def put(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
-        self._write(self.key(path, data, part), encode(result))
-
-    def defer(self, path: str, data: bytes, result: JsonResult) -> None:
+    def defer(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
         """Write a parse at `flush`, once `finish` has derived each draft as the settled store
         reads it: a cold run derives each draft once, as a run without the cache does, and the
         entry holds the derivation a warm run will use. What settling may change (a labelled
         draft's entity, body, fidelity) is kept as parsed until then."""
         parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
-        self._pending.append((self.key(path, data), result, parsed))
+        self._pending.append((self.key(path, data, part), result, parsed))
 
     def flush(self) -> None:
         for key, result, parsed in self._pending:
@@ -279,9 +275,9 @@ def _place(row: list[Any], derivations: tuple[Derived | None, ...], draft: Draft
     entity. One that fits neither is left out: `finish` derives it again."""
     body = draft.claim if row[_BODY] == 0 else row[_BODY]
     as_read = (body or draft.claim, _FIDELITIES[row[_FIDELITY]], row[_ENTITY])
-    as_settled = (draft.label_rest or draft.claim, Fidelity.PARTIAL, draft.label)
+    settled = as_settled(draft.label, draft.label_rest, draft.claim)
     for derived in derivations:
-        for at, basis in ((_DERIVED, as_read), (_SETTLED, as_settled)):
+        for at, basis in ((_DERIVED, as_read), (_SETTLED, settled)):
             kept = _derived_row(derived, basis, draft)
             if kept is not None:
                 row[at] = kept
@@ -326,7 +322,7 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         for index in _TUPLE_AT:
             row[index] = tuple(row[index])
         row[_DERIVED] = _derived(row, _DERIVED, row[_BODY] or claim, fidelity, row[_ENTITY])
-        row[_SETTLED] = _derived(row, _SETTLED, row[_REST] or claim, Fidelity.PARTIAL, row[_LABEL])
+        row[_SETTLED] = _derived(row, _SETTLED, *as_settled(row[_LABEL], row[_REST], claim))
         drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,

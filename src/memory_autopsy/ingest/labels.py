@@ -34,17 +34,11 @@ def settle_labels(
     declared = {entity_form(d.entity) for d in drafts if d.named and not d.label}
     declared.update(entity_form(d.entity) for d in declarations)
     for draft in labelled:
-        if not may_settle(draft, lexicon):
+        if draft.label.casefold() in lexicon.label_stoplist or _verb_led(draft.label, lexicon):
             continue
         key = entity_form(draft.label)
         if key in declared or uses[key] >= 2 or draft.annotated or _verb_first(draft.label_rest, verbs):
             settle(draft)
-
-
-def may_settle(draft: Draft, lexicon: Lexicon) -> bool:
-    """Whether the line's label can name an entity at all (the rest of the store decides)."""
-    return bool(draft.label) and draft.label.casefold() not in lexicon.label_stoplist \
-        and not _verb_led(draft.label, lexicon)
 
 
 def _verb_led(label: str, lexicon: Lexicon) -> bool:

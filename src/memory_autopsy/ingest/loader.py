@@ -12,11 +12,11 @@ from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_document, parse_json_lines
-from memory_autopsy.ingest.labels import may_settle, settle_labels
+from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, derive_ahead, finish
-from memory_autopsy.lexicon import Lexicon, default_lexicon
+from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -187,25 +187,16 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
     for start, end in zip(starts, starts[1:]):
         span = lines[start:end]
         data, part = b"\n".join(span), f"lines from {start + 1}"
-        result = cache.get(source.path, data, part)
+        result = cache.get(source.path, data, part, kept=True)
         if result is None:
             result = parse_json_lines(span, source.path, stem, first=start + 1)
-            _derive(result, cache.vocabulary, lexicon)
-            cache.put(source.path, data, result, part)
+            cache.defer(source.path, data, result, part)
         merged.drafts += result.drafts
         merged.declarations += result.declarations
         merged.problems += result.problems
         merged.related |= result.related
         merged.references += result.references
     return merged
-
-
-def _derive(result: JsonResult, vocabulary: Vocabulary, lexicon: Lexicon | None) -> None:
-    """Derive each draft before the result is cached, as it reads and as it reads once its label
-    is settled: `finish` does the same work on a miss, and a hit then skips it."""
-    lexicon = lexicon or default_lexicon()
-    for draft in result.drafts:
-        derive_ahead(draft, vocabulary, may_settle(draft, lexicon))
 
 
 def _jsonl_lines(source: Source) -> list[bytes] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
@@ -63,7 +63,8 @@ class Draft:
     annotated: bool = False  # the line carries its own date or source
     named: bool = False  # the entity was written (heading, front matter, record), not inferred
     # What `derive` found for this draft (kept by the parse cache, so a warm run skips it), and
-    # for a `Label: rest` line what it finds once the label is settled as the entity.
+    # for a `Label: rest` line what it found once the label was settled as the entity (the parse
+    # cache keeps whichever the store read).
     derived: Derived | None = None
     settled: Derived | None = None
 
@@ -112,14 +113,10 @@ def settle(draft: Draft) -> None:
     draft.fidelity = Fidelity.PARTIAL
 
 
-def derive_ahead(draft: Draft, vocabulary: Vocabulary, settles: bool) -> None:
-    """Derive before the store is settled (the parse cache keeps both): as the line reads, and
-    when `settles` (its label may be settled as the entity), as it reads then."""
-    draft.derived = derive(draft, vocabulary)
-    if settles:
-        copy = replace(draft)
-        settle(copy)
-        draft.settled = derive(copy, vocabulary)
+def as_settled(label: str, label_rest: str, claim: str) -> tuple[str, Fidelity, str]:
+    """(body, fidelity, entity) that `derive` reads off a line `settle` settled: what a
+    derivation of the settled line says it was derived from."""
+    return label_rest or claim, Fidelity.PARTIAL, label
 
 
 def fits(derived: Derived, draft: Draft) -> bool:
