@@ -244,3 +244,30 @@ def test_a_warm_run_of_an_unchanged_store_rewrites_no_entry(tmp_path: Path) -> N
     assert cold.written == 2 and any(f.entity == "Payments" for f in facts)
     warm = ParseCache(tmp_path / "cache")
     assert read(warm) == facts and (warm.hits, warm.written) == (2, 0)
+
+
+def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: Path, monkeypatch) -> None:
+    """The look-alike pairs depend on the store's entity names alone: a warm run with the same
+    names reads them from the cache; another name set, or a damaged entry, computes them."""
+    from memory_autopsy.ingest import aliases
+
+    monkeypatch.setattr(aliases, "MEMO_NAMES", 2)  # a real store holds thousands before it pays
+    memory = tmp_path / "m.jsonl"
+    memory.write_text('{"entity": "Billing Service", "claim": "uses PostgreSQL 14"}\n'
+                      '{"entity": "Biling Service", "claim": "runs nightly"}\n', encoding="utf-8")
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    pairs = load_store([str(memory)], cached).alias_pairs
+    assert pairs == load_store([str(memory)], Settings()).alias_pairs and len(pairs) == 1
+    computed = []
+    real = aliases._look_alikes
+    monkeypatch.setattr(aliases, "_look_alikes", lambda names: computed.append(names) or real(names))
+    assert load_store([str(memory)], cached).alias_pairs == pairs and not computed
+    (entry,) = [e for e in (tmp_path / "cache").rglob("*.json") if '"result"' in e.read_text(encoding="utf-8")]
+    for damaged in ('{"result": [["a", "b"]], "drafts": []}', '{"result": 7}', "{"):
+        entry.write_text(damaged, encoding="utf-8")
+        assert load_store([str(memory)], cached).alias_pairs == pairs and len(computed) == 1
+        computed.clear()
+    assert load_store([str(memory)], cached).alias_pairs == pairs and not computed  # rewritten
+    with memory.open("a", encoding="utf-8") as handle:
+        handle.write('{"entity": "Billing Servic", "claim": "another look-alike"}\n')
+    assert len(load_store([str(memory)], cached).alias_pairs) == 3 and len(computed) == 1

@@ -25,6 +25,7 @@ MODULES = (
     "memory_autopsy.ingest.markdown",
     "memory_autopsy.ingest.labels",
     "memory_autopsy.claims",
+    "memory_autopsy.cues",
     "memory_autopsy.normalize",
     "memory_autopsy.engine.slots",
     "memory_autopsy.engine.numeric",
@@ -88,7 +89,7 @@ def _seconds(call: Callable[[str], object], text: str) -> float:
 def test_the_patterns_are_collected() -> None:
     assert len(PATTERNS) >= 40
     assert {"annotations._OBS_PAREN", "annotations._SOURCE", "blocks._HEADING", "reading._LABEL",
-            "numeric._COUNT", "claims._QUALIFIER"} <= PATTERNS.keys()
+            "cues.COUNT", "cues.NAME_ANYWHERE", "claims._QUALIFIER"} <= PATTERNS.keys()
 
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))

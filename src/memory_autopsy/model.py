@@ -86,6 +86,7 @@ class Fact(NamedTuple):
     obs: int = -1
     end_line: int = 0
     norm: str = ""  # the body normalized (normalize_claim), when the reader computed it
+    cues: int = -1  # what the store-wide layers look for in the claim (cues.cues); -1: not read
 
     def record(self) -> dict[str, Any]:
         """The 12-field canonical record."""

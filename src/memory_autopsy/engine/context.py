@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from memory_autopsy.cues import CUES
 from memory_autopsy.dates import day_of
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact
@@ -100,6 +101,23 @@ class Context:
             return self.active
         groups = self.active_by_entity
         return [fact for form in sorted(self.focus_forms) if form in groups for fact in groups[form]]
+
+    def cued(self, cue: int) -> list[Fact]:
+        """The active facts whose claim holds a cue (`cues.NAMES`, ...), in store order: a layer
+        that only reads facts holding its cue skips the rest without searching them."""
+        return self._cued.get(cue, [])
+
+    @cached_property
+    def _cued(self) -> dict[int, list[Fact]]:
+        lists: dict[int, list[Fact]] = {bit: [] for bit in CUES}
+        appenders = [(bit, lists[bit].append) for bit in CUES]
+        for fact in self.active:
+            bits = fact.cues
+            if bits:
+                for bit, append in appenders:
+                    if bits & bit:
+                        append(fact)
+        return lists
 
     @cached_property
     def by_entity(self) -> dict[str, list[Fact]]:

@@ -11,32 +11,25 @@ replacement is left alone.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from memory_autopsy.cues import REPLACED, REPLACES, USES, USES_TOOL
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
 
-_REPLACED = re.compile(
-    r"\b(?:instead of|rather than)\s+(?:relying on|using|running|calling|invoking)\s+(?:the\s+)?"
-    r"(?P<old>[\w][\w./-]{0,80})",
-    re.I,
-)
-_USES = re.compile(r"(?:use|run|call|invoke|execute)\s+(?P<tool>[\w][\w./-]{0,80})", re.I)
-
 
 def find(ctx: Context) -> Iterator[Finding]:
     retired: dict[str, Fact] = {}
-    for fact in ctx.active:
-        for match in _REPLACED.finditer(fact.claim):
+    for fact in ctx.cued(REPLACES):
+        for match in REPLACED.finditer(fact.claim):
             retired.setdefault(match["old"].casefold(), fact)
     if not retired:
         return
-    for fact in ctx.active:
-        if fact.kind != "guideline" or _REPLACED.search(fact.claim):
+    for fact in ctx.cued(USES_TOOL):
+        if fact.kind != "guideline" or REPLACED.search(fact.claim):
             continue
-        uses = _USES.match(fact.claim)
+        uses = USES.match(fact.claim)
         if uses is None:
             continue
         rule = retired.get(uses["tool"].casefold())

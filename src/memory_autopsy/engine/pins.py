@@ -8,32 +8,24 @@ install what its own memory calls the old release. The package name must be the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from memory_autopsy.cues import CURRENT, PIN, PINS
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
 from memory_autopsy.normalize import entity_form
 
-_VERSION = r"v?(?P<version>\d{1,6}(?:\.\d{1,6}){1,3})"
-_PIN = re.compile(r"(?<![\w@/.-])(?P<name>@?[a-z0-9][\w.-]{0,80}?)@" + _VERSION + r"\b", re.I)
-_CURRENT = re.compile(
-    r"\b(?:(?:currently|now)\s+(?:at|on)\s+(?:version\s+|v(?=\d))|current\s+version\s*(?:is|:)?\s*"
-    r"|latest\s+version\s*(?:is|:)\s*)" + _VERSION + r"\b",
-    re.I,
-)
-
 
 def find(ctx: Context) -> Iterator[Finding]:
     current: dict[str, tuple[tuple[int, ...], Fact]] = {}
     pins: list[tuple[str, tuple[int, ...], str, Fact]] = []
-    for fact in ctx.active:
+    for fact in ctx.cued(PINS):
         if "@" in fact.claim:
-            for match in _PIN.finditer(fact.claim):
+            for match in PIN.finditer(fact.claim):
                 pins.append((entity_form(match["name"].lstrip("@")), _key(match["version"]),
                              match["version"], fact))
-        said = _CURRENT.search(fact.claim)
+        said = CURRENT.search(fact.claim)
         if said is not None:
             form, key = entity_form(fact.entity), _key(said["version"])
             best = current.get(form)

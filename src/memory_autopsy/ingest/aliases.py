@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import combinations
+from typing import Any
 
 from memory_autopsy.model import Declaration, Fact
 from memory_autopsy.normalize import edit_distance, entity_form
@@ -15,8 +16,13 @@ MIN_LENGTH = 4
 # A form longer than this is a sentence, not a name one typo away from another; its deletion
 # keys would be len(form) strings of len(form) characters (64 KB name: gigabytes).
 MAX_LENGTH = 64
+# Past this many entity groups the pairs are worth keeping between runs (4,500 groups: 0.2 s);
+# below it they cost less to find than a cache entry costs to read.
+MEMO_NAMES = 1000
 
 AliasPair = tuple[str, str, str, str, int]  # name, form, name, form, edit distance
+# Recalls what a pure function returned for the same inputs, or calls it: (kind, inputs, compute).
+Memo = Callable[[str, list[Any], Callable[[], list[Any]], Callable[[Any], bool]], list[Any]]
 
 
 class _Groups:
@@ -46,7 +52,7 @@ class _Groups:
 
 
 def resolve_entities(
-    facts: Sequence[Fact], declarations: Sequence[Declaration], related: Iterable[str]
+    facts: Sequence[Fact], declarations: Sequence[Declaration], related: Iterable[str], memo: Memo | None = None,
 ) -> tuple[list[Fact], list[Declaration], list[AliasPair], set[str]]:
     groups = _Groups()
     written = list(dict.fromkeys(f.entity for f in facts))
@@ -69,14 +75,28 @@ def resolve_entities(
     resolved = [f if mapping[f.entity] == f.entity else f._replace(entity=mapping[f.entity]) for f in facts]
     decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
     names = {canonical(n) for n in related}
-    return resolved, decls, look_alikes(written, groups), names
+    return resolved, decls, look_alikes(written, groups, memo), names
 
 
-def look_alikes(written: Sequence[str], groups: _Groups) -> list[AliasPair]:
-    """Pairs of entity groups whose forms are a small edit apart (never merged)."""
+def look_alikes(written: Sequence[str], groups: _Groups, memo: Memo | None = None) -> list[AliasPair]:
+    """Pairs of entity groups whose forms are a small edit apart (never merged). They depend on
+    the groups' names alone, which a one-line change rarely changes: `memo` keeps them."""
     first_name: dict[str, str] = {}
     for name in written:
         first_name.setdefault(groups.find(entity_form(name)), name)
+    if memo is None or len(first_name) < MEMO_NAMES:
+        return _look_alikes(first_name)
+    kept = memo("look-alikes", list(first_name.items()), lambda: _look_alikes(first_name), _is_pair)
+    return [(a, b, c, d, e) for a, b, c, d, e in kept]
+
+
+def _is_pair(row: Any) -> bool:
+    return (type(row) in (list, tuple) and len(row) == 5 and all(type(v) is str for v in row[:4])
+            and type(row[4]) is int)
+
+
+def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
+    """`first_name`: each group's form, in the order first written, and the name it was."""
     buckets: dict[str, list[str]] = {}
     for root in first_name:
         if MIN_LENGTH <= len(root) <= MAX_LENGTH:

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
@@ -127,6 +128,27 @@ class ParseCache:
                 self._amend(key, [(i, drafts[i]) for i in again])
         self._pending, self._read = [], []
 
+    def memo(self, kind: str, inputs: list[Any], compute: Callable[[], list[Any]],
+             valid: Callable[[Any], bool]) -> list[Any]:
+        """What `compute` returned for the same inputs in an earlier run, else its result, kept.
+        For a store-wide step of the reader that is a pure function of small inputs (the
+        look-alike names): kept beside the parse entries, under the same key salt and bound. An
+        entry whose rows are not all `valid` is a miss."""
+        text = json.dumps(inputs, ensure_ascii=True, separators=(",", ":"))
+        key = self.key(kind, text.encode("utf-8"), "memo")
+        target = self._file(key)
+        try:
+            with open(target, encoding="utf-8") as handle:
+                entry = json.load(handle)
+            if type(entry["result"]) is list and all(valid(row) for row in entry["result"]):
+                os.utime(target)
+                return entry["result"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            pass
+        result = compute()
+        self._write(key, {"result": result, "drafts": []})
+        return result
+
     def _amend(self, key: str, drafts: list[tuple[int, Draft]]) -> None:
         try:
             with open(self._file(key), encoding="utf-8") as handle:
@@ -189,7 +211,7 @@ def _dump(entry: dict[str, Any], handle: Any) -> None:
 
 PACKAGE = Path(__file__).resolve().parent.parent
 # What decides a parse result: the readers, and the modules they read claims with.
-READER_MODULES = ("ingest", "dates.py", "normalize.py", "claims.py", "vocabulary.py", "model.py")
+READER_MODULES = ("ingest", "dates.py", "normalize.py", "claims.py", "vocabulary.py", "model.py", "cues.py")
 
 
 @lru_cache(maxsize=1)
@@ -289,18 +311,19 @@ def _derived_row(d: Derived | None, basis: tuple[str, Fidelity, str], draft: Dra
         return None  # derived from what the draft no longer says: derived again when finished
     return [
         _same(d.slot, draft.slot), _same(d.value, draft.value), d.qualifier, d.verb,
-        _same(d.id, draft.given_id), _same(d.stripped, draft.claim), _same(d.norm, d.stripped),
+        _same(d.id, draft.given_id), _same(d.stripped, draft.claim), _same(d.norm, d.stripped), d.cues,
     ]
 
 
 def _derived(row: list[Any], at: int, body: str, fidelity: Fidelity, entity: str) -> Derived | None:
     if row[at] is None:
         return None
-    slot, value, qualifier, verb, fact_id, stripped, norm = row[at]
+    slot, value, qualifier, verb, fact_id, stripped, norm, cues = row[at]
     stripped = row[_CLAIM] if stripped == 0 else stripped
     return Derived(
         body, fidelity, entity, row[_SLOT] if slot == 0 else slot, row[_VALUE] if value == 0 else value,
         qualifier, verb, row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm,
+        cues,
     )
 
 
@@ -322,7 +345,8 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         for index in _TUPLE_AT:
             row[index] = tuple(row[index])
         row[_DERIVED] = _derived(row, _DERIVED, row[_BODY] or claim, fidelity, row[_ENTITY])
-        row[_SETTLED] = _derived(row, _SETTLED, *as_settled(row[_LABEL], row[_REST], claim))
+        if row[_SETTLED] is not None:
+            row[_SETTLED] = _derived(row, _SETTLED, *as_settled(row[_LABEL], row[_REST], claim))
         drafts.append(Draft(*row))
     return JsonResult(
         drafts=drafts,

@@ -106,7 +106,8 @@ def load_sources(
     del drafts
     if cache is not None:
         cache.flush()
-    facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related)
+    memo = cache.memo if cache is not None else None
+    facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
     return Store(
         facts=tuple(facts),
         declarations=tuple(declarations),

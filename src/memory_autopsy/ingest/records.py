@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
+from memory_autopsy.cues import cues
 from memory_autopsy.engine.context import strip_entity
 from memory_autopsy.model import Fact, Fidelity
 from memory_autopsy.normalize import content_id, entity_form, normalize_claim
@@ -29,6 +30,7 @@ class Derived(NamedTuple):
     id: str
     stripped: str  # the claim without its `entity:` prefix
     norm: str  # that, normalized
+    cues: int  # the claim's cues (cues.cues)
 
 
 @dataclass(slots=True)
@@ -104,7 +106,7 @@ def derive(draft: Draft, vocabulary: Vocabulary) -> Derived:
     )
     stripped = strip_entity(draft.claim, (draft.entity,))
     return Derived(body, draft.fidelity, draft.entity, slot, value, qualifier, verb or "", fact_id, stripped,
-                   normalize_claim(stripped))
+                   normalize_claim(stripped), cues(draft.claim))
 
 
 def settle(draft: Draft) -> None:
@@ -137,14 +139,14 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False)
             derived = derive(draft, vocabulary)
             if keep:
                 draft.derived = derived
-    _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm = derived
+    _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm, cued = derived
     values = (
         fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
         draft.valid_to, draft.source, source_class_of(draft.source_class), draft.fidelity,
         verb or None, draft.path, draft.line, draft.aliases, draft.entity, draft.shape,
         draft.given_id is not None, draft.suppress, order, qualifier,
         stripped, draft.kind, draft.status, draft.entry, draft.obs,
-        draft.end_line if draft.end_line > draft.line else 0, norm,
+        draft.end_line if draft.end_line > draft.line else 0, norm, cued,
     )
     if _POSITIONAL:  # a million facts: a tuple built in place, not 27 keyword arguments
         return _new_tuple(Fact, values)
@@ -157,7 +159,7 @@ _FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
-    "norm",
+    "norm", "cues",
 )
 _POSITIONAL = Fact._fields == _FACT_FIELDS
 _new_tuple = tuple.__new__
