@@ -15,28 +15,20 @@ from conftest import EXAMPLES, ROOT
 from memory_autopsy import cues
 from memory_autopsy.api import load_store
 from memory_autopsy.engine import lint_store
-from memory_autopsy.engine.rejected import _MARKED, _PROHIBITION
 from memory_autopsy.model import Store
 from memory_autopsy.settings import Settings
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 SCENARIOS = ROOT / "eval" / "scenarios.json"
-# Lines written to sit on the edges of the patterns: a name at a clause's end, a pin in a
-# sentence, a count with its state word, a share remaining.
+# Lines written to sit on the edges of the patterns: a pin in a sentence, a count with its
+# state word, a share remaining, a replaced tool and its use.
 EDGES = [
-    "Do NOT use `table_matchmaking`; use arena_v2 instead.",
-    "`venv/` (legacy - may only exist under themes/venv/)",
-    "foo_bar- deprecated",
-    "reads config.yaml. then stops",
-    "x;y_z. w",
     "npx mcp-think-tank@2.0.7 --stdio",
     "MCP Think Tank: currently at version 2.0.9",
     "1,800+ unit tests passing",
     "40% remaining",
     "Use `cargo run --` instead of relying on `kk` on the PATH",
     "Run kk lint to validate content",
-    "Likely uses `conftest.py` for fixtures (needs confirmation)",
-    "camelCaseName is deprecated",
 ]
 
 
@@ -84,15 +76,13 @@ def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> No
             cues.PINS: any(cues.PIN.finditer(claim)) or cues.CURRENT.search(claim) is not None,
             cues.REPLACES: cues.REPLACED.search(claim) is not None,
             cues.USES_TOOL: cues.USES.match(claim) is not None,
-            cues.NAMES: any(_PROHIBITION.finditer(claim)) or any(_MARKED.finditer(claim))
-            or any(cues.NAME_ANYWHERE.search(c) for c in cues.CLAUSE.split(claim)),
         }
         for bit, found in read.items():
             seen += found
             if found and not bits & bit:
                 missing.append((bit, claim))
     assert not missing
-    assert seen > 100  # the claims do hold cues: the check above is not vacuous
+    assert seen > 20  # the claims do hold cues: the check above is not vacuous
 
 
 def _findings(store: Store, facts: tuple) -> tuple:

@@ -2,12 +2,12 @@
 
 Numeric drift reads quantities ("2129 tests passing", "40% remaining"), stale pins read
 `name@1.2.3` and "currently at version 2.0.9", replaced tools read "instead of using X" and
-"Use X", rejected names and answered questions read code-like names (`table_matchmaking`,
-`conftest.py`, `venv/`). Each layer still reads the claim itself; `cues()` only says which of
-these a claim holds at all, as bits the reader computes once per fact and the parse cache
-keeps, so a warm run's layers visit the facts that hold their cue and skip the rest without
-searching them again. A bit is set whenever the layer's own reading could find something: a
-cue may be set in vain, never missing.
+"Use X": each of these layers searched every claim of the store on every run. Each layer still
+reads the claim itself; `cues()` only says which of these a claim holds at all, as bits the
+reader computes once per fact and the parse cache keeps, so a warm run's layers visit the facts that hold their cue and skip the rest without
+searching them again (a cold run searches each claim once, as the layers did). A bit is set
+whenever the layer's own reading could find something: a cue may be set in vain, never missing.
+Layers whose first test is cheaper than a search (rejected names, open questions) read no cue.
 """
 
 from __future__ import annotations
@@ -77,17 +77,7 @@ REPLACED = re.compile(
 )
 USES = re.compile(r"(?:use|run|call|invoke|execute)\s+(?P<tool>[\w][\w./-]{0,80})", re.I)
 
-# --- code-like names (rejected names, answered questions) ---------------------------------------
-
-# A code-like name: snake_case, dotted.name, a/path or path/, camelCase. Segments never hold a
-# separator, so a name parses one way only (no backtracking on a long run of them).
-NAME = (
-    r"(?:_?[A-Za-z][A-Za-z0-9-]*(?:[_./]+[A-Za-z0-9-]+)+/?|[A-Za-z][A-Za-z0-9-]{2,}/|[a-z]+[A-Z][A-Za-z0-9]*)"
-)
-NAME_ANYWHERE = re.compile(r"(?<![\w./-])" + NAME + r"(?![\w/])")
-CLAUSE = re.compile(r"[;.](?:\s|$)")
-
-NUMBERS, PINS, REPLACES, USES_TOOL, NAMES = CUES = (1, 2, 4, 8, 16)
+NUMBERS, PINS, REPLACES, USES_TOOL = CUES = (1, 2, 4, 8)
 ALL = -1  # a fact whose cues were never read (built outside a reader): every layer visits it
 
 
@@ -100,7 +90,4 @@ def cues(claim: str) -> int:
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL
-    # A name found in one clause (the rejected layer reads clause by clause) or in the whole claim.
-    if NAME_ANYWHERE.search(claim) or any(NAME_ANYWHERE.search(c) for c in CLAUSE.split(claim)):
-        bits |= NAMES
     return bits

@@ -103,7 +103,7 @@ class Context:
         return [fact for form in sorted(self.focus_forms) if form in groups for fact in groups[form]]
 
     def cued(self, cue: int) -> list[Fact]:
-        """The active facts whose claim holds a cue (`cues.NAMES`, ...), in store order: a layer
+        """The active facts whose claim holds a cue (`cues.NUMBERS`, ...), in store order: a layer
         that only reads facts holding its cue skips the rest without searching them."""
         return self._cued.get(cue, [])
 

@@ -16,11 +16,16 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from memory_autopsy.cues import CLAUSE, NAME, NAME_ANYWHERE, NAMES
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
 
+# A code-like name: snake_case, dotted.name, a/path or path/, camelCase. Segments never hold a
+# separator, so a name parses one way only (no backtracking on a long run of them).
+NAME = (
+    r"(?:_?[A-Za-z][A-Za-z0-9-]*(?:[_./]+[A-Za-z0-9-]+)+/?|[A-Za-z][A-Za-z0-9-]{2,}/|[a-z]+[A-Z][A-Za-z0-9]*)"
+)
+NAME_ANYWHERE = re.compile(r"(?<![\w./-])" + NAME + r"(?![\w/])")
 # A prohibition of the name itself: not of one version of it ("don't use node.js 16") and not
 # under a condition ("never call sync_all() in production"): another line may use it rightly.
 _PROHIBITION = re.compile(
@@ -32,6 +37,7 @@ _MARKED = re.compile(
 )
 # A name taken as a clause's value: right after a frame word, or opening a labelled value.
 _FRAME_WORD = re.compile(r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in))\s+$")
+_CLAUSE = re.compile(r"[;.](?:\s|$)")
 _QUIET = re.compile(
     r"(?i)\b(?:not|never|no|no\s+longer|don'?t|avoid|wrong|legacy|deprecated|obsolete|rejected|removed|"
     r"replaced|instead|historical|used\s+to|old|formerly|previously|was|were)\b"
@@ -47,7 +53,7 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not rejections:
         return
     named = _names_pattern(rejections)
-    for fact in ctx.cued(NAMES):
+    for fact in ctx.active:
         if fact.kind != "state" or fact.valid_to or not named.search(fact.claim):
             continue
         hit = _relied_on(fact.claim, rejections, fact)
@@ -72,7 +78,7 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
     retiring = ctx.lexicon.deprecation_words | _LEGACY
     hint = _hint(retiring)
     found: dict[str, Fact] = {}
-    for fact in ctx.cued(NAMES):
+    for fact in ctx.active:
         text = ctx.norm_body(fact)  # lower-cased once for every layer: a substring test is cheap
         if not hint.search(text):
             continue
@@ -105,7 +111,7 @@ def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str]:
 
 
 def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str, Fact] | None:
-    for clause in CLAUSE.split(claim):
+    for clause in _CLAUSE.split(claim):
         if _QUIET.search(_PARENS.sub(" ", clause)):  # "(so we don't mislabel)" negates nothing around it
             continue
         colon = clause.find(":", 0, LABEL_WIDTH + 1)

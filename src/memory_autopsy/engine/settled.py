@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from memory_autopsy.cues import NAME_ANYWHERE, NAMES
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import quote
-from memory_autopsy.engine.rejected import stale_by_name
+from memory_autopsy.engine.rejected import NAME_ANYWHERE, stale_by_name
 from memory_autopsy.model import Fact, Finding
 
 KEEP = 2
@@ -26,7 +25,7 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not marks:
         return
     open_facts: list[tuple[Fact, str, frozenset[str]]] = []
-    for fact in ctx.cued(NAMES):
+    for fact in ctx.active:
         mark = _open_mark(fact.claim, marks)
         if mark:
             names = frozenset(n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim))
@@ -35,7 +34,7 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not open_facts:
         return
     wanted = {name for _, _, names in open_facts for name in names}
-    stated = _statements(ctx.cued(NAMES), wanted, marks)
+    stated = _statements(ctx.active, wanted, marks)
     for fact, mark, names in open_facts:
         answer = _answer(fact, names, stated)
         if answer is not None:
