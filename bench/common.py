@@ -170,7 +170,8 @@ def store_for(shape: str, n: int, seed: int, cache: Path) -> tuple[Path, float, 
 # filtered as the hook does both)
 # REPORT_OUT PATH...
 # It calls `memory_autopsy.api.lint` (timing its `load_store` call as the ingest phase), writes
-# the JSON report as `scan --json` does, and prints its timings as one JSON line on stdout.
+# the JSON report as `scan --json` does, prints its timings as one JSON line on stdout, and
+# exits as the command line does (the run's records frozen out of the interpreter's last collection).
 DRIVER_CODE = """\
 import json, sys, time
 start = time.perf_counter()
@@ -208,6 +209,8 @@ done = time.perf_counter()
 print(json.dumps({"import_s": imported - start, "ingest_s": sum(ingest) if ingest else None,
                   "lint_s": linted - imported, "write_s": done - linted, "work_s": done - imported,
                   "facts": len(report.facts), "findings": len(report.findings)}))
+import gc
+getattr(gc, "freeze", lambda: None)()  # as the command line exits: no last collection of the run's records
 """
 
 

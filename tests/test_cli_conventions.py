@@ -364,3 +364,23 @@ def test_scan_draws_progress_on_a_terminal_stderr(mixed: Path, monkeypatch: pyte
     assert _scan_with_stderr(quiet, mixed, "--quiet") == 1 and quiet.getvalue() == ""
     piped = io.StringIO()
     assert _scan_with_stderr(piped, mixed) == 1 and piped.getvalue() == ""
+
+
+def test_the_process_entry_leaves_the_runs_records_out_of_the_last_collection(tmp_path: Path) -> None:
+    """The interpreter collects once more at exit, scanning every record of the run: the
+    command-line entry freezes them first; a caller passing argv in process keeps its collector."""
+    write(tmp_path / "m.md", MIXED)
+    code = (
+        "import gc, sys\n"
+        "from memory_autopsy.cli import main\n"
+        "sys.argv = ['memory-autopsy', 'scan', 'm.md', '--json']\n"
+        "main(['scan', 'm.md', '--json'])\n"
+        "print('frozen', gc.get_freeze_count())\n"
+        "main()\n"
+        "print('frozen', gc.get_freeze_count() > 0, gc.isenabled())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    said = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("frozen ")]
+    assert said == [["0"], ["True", "True"]], done.stderr
