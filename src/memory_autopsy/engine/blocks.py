@@ -42,10 +42,14 @@ def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
     repeats = compress(count(), map(ne, map(first.__getitem__, keys), count()))
     blocks: list[Block] = []
     taken = 0  # positions before this belong to a copy already found
+    last = MIN_BLOCK - 1
     for i in repeats:
         if i < taken:
             continue
         j = first[keys[i]]
+        # Most repeated claims repeat alone: a copy needs its MIN_BLOCK-th claim to repeat too.
+        if j + last >= i or i + last >= len(keys) or keys[i + last] != keys[j + last]:
+            continue
         run = _run(facts, keys, j, i)
         if run >= MIN_BLOCK:
             blocks.append(Block(tuple(facts[i : i + run]), tuple(facts[j : j + run])))
