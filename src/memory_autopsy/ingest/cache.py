@@ -80,7 +80,7 @@ class ParseCache:
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]]] = []
-        self._read: list[tuple[str, list[Draft], list[Derived | None]]] = []
+        self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
 
     def key(self, path: str, data: bytes, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
@@ -107,8 +107,8 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
-        if kept:
-            self._read.append((key, result.drafts, [d.derived for d in result.drafts]))
+        if kept and result.drafts:
+            self._read.append((key, [(i, d, d.derived) for i, d in enumerate(result.items()) if type(d) is Draft]))
         return result
 
     def defer(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
@@ -122,10 +122,10 @@ class ParseCache:
     def flush(self) -> None:
         for key, result, parsed in self._pending:
             self._write(key, encode(result, parsed))
-        for key, drafts, derived in self._read:
-            again = [i for i, (draft, old) in enumerate(zip(drafts, derived)) if draft.derived is not old]
+        for key, drafts in self._read:
+            again = [(i, draft) for i, draft, old in drafts if draft.derived is not old]
             if again:
-                self._amend(key, [(i, drafts[i]) for i in again])
+                self._amend(key, again)
         self._pending, self._read = [], []
 
     def memo(self, kind: str, inputs: list[Any], compute: Callable[[], list[Any]],
@@ -318,17 +318,27 @@ def _derived_row(d: Derived | None, basis: tuple[str, Fidelity, str], draft: Dra
 def _derived(row: list[Any], at: int, body: str, fidelity: Fidelity, entity: str) -> Derived | None:
     if row[at] is None:
         return None
-    slot, value, qualifier, verb, fact_id, stripped, norm, cues = row[at]
+    return Derived(body, fidelity, entity, *_resolved(row, row[at]))
+
+
+def _resolved(row: list[Any], kept: Any) -> list[Any]:
+    """A derivation as its row keeps it, with each "same as" marker read back."""
+    if type(kept) is not list or len(kept) != 8:
+        raise ValueError("cache entry of another shape")
+    slot, value, qualifier, verb, fact_id, stripped, norm, cues = kept
     stripped = row[_CLAIM] if stripped == 0 else stripped
-    return Derived(
-        body, fidelity, entity, row[_SLOT] if slot == 0 else slot, row[_VALUE] if value == 0 else value,
-        qualifier, verb, row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm,
-        cues,
-    )
+    return [
+        row[_SLOT] if slot == 0 else slot, row[_VALUE] if value == 0 else value, qualifier, verb,
+        row[_GIVEN] if fact_id == 0 else fact_id, stripped, stripped if norm == 0 else norm, cues,
+    ]
 
 
 def decode(data: dict[str, Any], path: str) -> JsonResult:
-    drafts = []
+    """The entry's drafts; a row without a label, whose derivation no store reads otherwise,
+    stays a row (records.freeze makes its fact): building a draft for it is most of a warm load."""
+    drafts: list[Draft] = []
+    rows: list[Draft | list[Any]] = []
+    named: list[str] = []
     size = len(_DRAFT_FIELDS)
     if data["drafts"] and data["path"] != path:
         raise ValueError("cache entry of another file")
@@ -343,13 +353,23 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         if row[_BODY] == 0:
             row[_BODY] = claim
         for index in _TUPLE_AT:
-            row[index] = tuple(row[index])
+            row[index] = tuple(row[index]) if row[index] else ()
+        if not row[_LABEL] and row[_DERIVED] is not None:
+            row[_DERIVED] = _resolved(row, row[_DERIVED])
+            rows.append(row)
+            if row[_NAMED]:
+                named.append(row[_ENTITY])
+            continue
         row[_DERIVED] = _derived(row, _DERIVED, row[_BODY] or claim, fidelity, row[_ENTITY])
         if row[_SETTLED] is not None:
             row[_SETTLED] = _derived(row, _SETTLED, *as_settled(row[_LABEL], row[_REST], claim))
-        drafts.append(Draft(*row))
+        draft = Draft(*row)
+        drafts.append(draft)
+        rows.append(draft)
     return JsonResult(
         drafts=drafts,
+        rows=rows,
+        named=named,
         declarations=[Declaration(*row) for row in data["declarations"]],
         problems=[Problem(*row) for row in data["problems"]],
         related=set(data["related"]),

@@ -30,6 +30,16 @@ class JsonResult:
     problems: list[Problem] = field(default_factory=list)
     related: set[str] = field(default_factory=set)
     references: list[tuple[int, str]] = field(default_factory=list)
+    # Read from the parse cache: the drafts and, in their places, the rows no store can read
+    # otherwise (no `Label: rest` to settle), each a list in Draft's field order whose
+    # derivation is ready for records.freeze (`drafts` then holds the drafts alone); and the
+    # entities those rows name (label settling reads them).
+    rows: list[Draft | list[Any]] | None = None
+    named: list[str] = field(default_factory=list)
+
+    def items(self) -> Sequence[Draft | list[Any]]:
+        """Drafts and ready rows, in the order the file holds them."""
+        return self.drafts if self.rows is None else self.rows
 
 
 class _LineFinder:

@@ -24,7 +24,9 @@ def settle_labels(
     declarations: Sequence[Declaration],
     vocabulary: Vocabulary = DEFAULT_VOCABULARY,
     lexicon: Lexicon | None = None,
+    named: Sequence[str] = (),
 ) -> None:
+    """`named`: entities written by records that are not drafts (read ready from the parse cache)."""
     lexicon = lexicon or default_lexicon()
     labelled = [d for d in drafts if d.label]
     if not labelled:
@@ -33,6 +35,7 @@ def settle_labels(
     uses = Counter(entity_form(d.label) for d in labelled)
     declared = {entity_form(d.entity) for d in drafts if d.named and not d.label}
     declared.update(entity_form(d.entity) for d in declarations)
+    declared.update(entity_form(name) for name in named)
     for draft in labelled:
         if draft.label.casefold() in lexicon.label_stoplist or _verb_led(draft.label, lexicon):
             continue

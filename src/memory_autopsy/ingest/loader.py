@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
@@ -15,7 +16,7 @@ from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_docum
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, finish
+from memory_autopsy.ingest.records import DERIVED_AT, Draft, finish, freeze
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -83,6 +84,8 @@ def load_sources(
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next)."""
     drafts: list[Draft] = []
+    items: list[Draft | list[Any]] = []  # the drafts, and the parse cache's ready rows in their places
+    named: list[str] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
     related: set[str] = set()
@@ -93,17 +96,21 @@ def load_sources(
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
             files.append(read_memory_file(source.path, source.data))
         result = parse_source(source, lexicon) if cache is None else _parse_cached(source, lexicon, cache)
-        if not (result.drafts or result.problems or result.declarations or result.references):
+        if not (result.items() or result.problems or result.declarations or result.references):
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
+        items.extend(result.items())
+        named.extend(result.named)
         declarations.extend(result.declarations)
         all_problems.extend(result.problems)
         related.update(result.related)
         del result
-    settle_labels(drafts, declarations, vocabulary, lexicon)
-    keep = cache is not None
-    facts = [finish(d, vocabulary, i, keep) for i, d in enumerate(drafts)]
+    settle_labels(drafts, declarations, vocabulary, lexicon, named)
     del drafts
+    keep = cache is not None
+    facts = [freeze(d, d[DERIVED_AT], i) if isinstance(d, list) else finish(d, vocabulary, i, keep)
+             for i, d in enumerate(items)]
+    del items
     if cache is not None:
         cache.flush()
     memo = cache.memo if cache is not None else None
@@ -182,7 +189,8 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
             result = parse_source(source, lexicon)
             cache.defer(source.path, source.data, result)
         return result
-    merged = JsonResult()
+    rows: list[Draft | list[Any]] = []
+    merged = JsonResult(rows=rows)
     stem = Path(source.path).stem
     starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::CHUNK] + [len(lines)]
     for start, end in zip(starts, starts[1:]):
@@ -193,6 +201,8 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
             result = parse_json_lines(span, source.path, stem, first=start + 1)
             cache.defer(source.path, data, result, part)
         merged.drafts += result.drafts
+        rows += result.items()
+        merged.named += result.named
         merged.declarations += result.declarations
         merged.problems += result.problems
         merged.related |= result.related

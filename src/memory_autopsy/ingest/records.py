@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
@@ -139,14 +141,21 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False)
             derived = derive(draft, vocabulary)
             if keep:
                 draft.derived = derived
-    _, _, _, slot, value, qualifier, verb, fact_id, stripped, norm, cued = derived
+    return freeze(_FIELDS(draft), derived[3:], order)
+
+
+def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
+    """The fact of a draft's fields (`row`, in Draft's field order) and of what was derived of
+    it (Derived from its slot on). The parse cache hands over a row it read this way: a draft
+    whose derivation nothing in the store can change is never built."""
+    (entity, claim, path, line, fidelity, _, _, _, observed_at, valid_from, valid_to, source, source_class,
+     _, aliases, given_id, shape, suppress, kind, status, entry, obs, end_line, *_) = row
+    slot, value, qualifier, verb, fact_id, stripped, norm, cued = derived
     values = (
-        fact_id, draft.entity, slot, value, draft.claim, draft.observed_at, draft.valid_from,
-        draft.valid_to, draft.source, source_class_of(draft.source_class), draft.fidelity,
-        verb or None, draft.path, draft.line, draft.aliases, draft.entity, draft.shape,
-        draft.given_id is not None, draft.suppress, order, qualifier,
-        stripped, draft.kind, draft.status, draft.entry, draft.obs,
-        draft.end_line if draft.end_line > draft.line else 0, norm, cued,
+        fact_id, entity, slot, value, claim, observed_at, valid_from, valid_to, source,
+        source_class_of(source_class), fidelity, verb or None, path, line, aliases, entity, shape,
+        given_id is not None, suppress, order, qualifier, stripped, kind, status, entry, obs,
+        end_line if end_line > line else 0, norm, cued,
     )
     if _POSITIONAL:  # a million facts: a tuple built in place, not 27 keyword arguments
         return _new_tuple(Fact, values)
@@ -162,4 +171,7 @@ _FACT_FIELDS = (
     "norm", "cues",
 )
 _POSITIONAL = Fact._fields == _FACT_FIELDS
+_DRAFT_NAMES = [f.name for f in fields(Draft)]
+DERIVED_AT = _DRAFT_NAMES.index("derived")
+_FIELDS = attrgetter(*_DRAFT_NAMES[: _DRAFT_NAMES.index("end_line") + 1])  # what `freeze` reads of a draft
 _new_tuple = tuple.__new__
