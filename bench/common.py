@@ -171,10 +171,12 @@ def store_for(shape: str, n: int, seed: int, cache: Path) -> tuple[Path, float, 
 # REPORT_OUT PATH...
 # It calls `memory_autopsy.api.lint` (timing its `load_store` call as the ingest phase), writes
 # the JSON report as `scan --json` does, prints its timings as one JSON line on stdout, and
-# exits as the command line does (the run's records frozen out of the interpreter's last collection).
+# runs as the command line does: the cycle collector paused throughout and the run's records
+# frozen out of the interpreter's last collection (see api.paused_gc).
 DRIVER_CODE = """\
-import json, sys, time
+import gc, json, sys, time
 start = time.perf_counter()
+gc.disable()  # as the command line runs a command: the collector paused throughout, see api.paused_gc
 from memory_autopsy import api
 from memory_autopsy.settings import Settings
 from memory_autopsy.formatters import json_format
@@ -209,8 +211,7 @@ done = time.perf_counter()
 print(json.dumps({"import_s": imported - start, "ingest_s": sum(ingest) if ingest else None,
                   "lint_s": linted - imported, "write_s": done - linted, "work_s": done - imported,
                   "facts": len(report.facts), "findings": len(report.findings)}))
-import gc
-getattr(gc, "freeze", lambda: None)()  # as the command line exits: no last collection of the run's records
+gc.freeze()  # as the command line exits: no last collection of the run's records
 """
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -128,20 +127,18 @@ def _silence_stdout() -> None:
 def _run(argv: Sequence[str] | None) -> int:
     from memory_autopsy.api import paused_gc
 
-    try:
-        with paused_gc():  # a short-lived run over acyclic records: see api.paused_gc
-            given = list(sys.argv[1:] if argv is None else argv)
-            parser = build_parser(given[0] if given else None)
-            args = parser.parse_args(given)
-            if args.command is None:
-                parser.print_help(sys.stderr)
-                return 2
-            from memory_autopsy.commands import dispatch
+    # A short-lived run over acyclic records (see api.paused_gc); the process entry exits next,
+    # so its records are frozen out of the collections that would scan them all once more.
+    with paused_gc(freeze=argv is None):
+        given = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(given[0] if given else None)
+        args = parser.parse_args(given)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        from memory_autopsy.commands import dispatch
 
-            return dispatch(parser, args, sys.stdout, sys.stderr)
-    finally:
-        if argv is None:  # the process entry: it exits next, and the interpreter's last collection
-            gc.freeze()  # would scan every record of the run (half a second at 100k facts)
+        return dispatch(parser, args, sys.stdout, sys.stderr)
 
 
 if __name__ == "__main__":

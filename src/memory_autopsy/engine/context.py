@@ -133,11 +133,21 @@ class Context:
         groups: dict[str, list[Fact]] = {}
         active: dict[str, list[Fact]] = {}
         as_of = self.settings.as_of
+        # Per entity as written, its form and the form's lists: a store names each entity many
+        # times, and its spellings of one entity share the lists (store order is kept).
+        named: dict[str, tuple[str, list[Fact]]] = {}
         for fact in self.facts:
-            form = entity_form(fact.entity)
-            groups.setdefault(form, []).append(fact)
+            seen = named.get(fact.entity)
+            if seen is None:
+                form = entity_form(fact.entity)
+                seen = named[fact.entity] = (form, groups.setdefault(form, []))
+            seen[1].append(fact)
             if fact.valid_to is None or (as_of is not None and fact.valid_to > as_of):
-                active.setdefault(form, []).append(fact)
+                form = seen[0]
+                kept = active.get(form)
+                if kept is None:
+                    kept = active[form] = []
+                kept.append(fact)
         return groups, active
 
     def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
