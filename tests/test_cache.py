@@ -209,7 +209,7 @@ def test_a_label_settled_by_another_file_reads_alike_warm(tmp_path: Path, monkey
     paths = [str(tmp_path / "a.md"), str(declares)]
     derive = records.derive
     derived: list[str] = []
-    monkeypatch.setattr(records, "derive", lambda draft, vocabulary: derived.append(draft.path) or derive(draft, vocabulary))
+    monkeypatch.setattr(records, "derive", lambda draft, *words: derived.append(draft.path) or derive(draft, *words))
     for text in ("# Notes\n- runs nightly\n", "# Notes\n## Payments\n- runs nightly\n", "# Notes\n- runs nightly\n"):
         declares.write_text(text, encoding="utf-8")
         settled = "## Payments" in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from conftest import EXAMPLES, ROOT
 from memory_autopsy import cues
 from memory_autopsy.api import load_store
 from memory_autopsy.engine import lint_store
+from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.model import Store
+from memory_autopsy.normalize import normalize_claim
 from memory_autopsy.settings import Settings
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
@@ -29,6 +32,10 @@ EDGES = [
     "40% remaining",
     "Use `cargo run --` instead of relying on `kk` on the PATH",
     "Run kk lint to validate content",
+    "Do NOT use `table_matchmaking`",
+    "`venv/` (legacy - may only exist under themes/venv/)",
+    "Likely uses `conftest.py` for fixtures (needs confirmation)",
+    "auth flow TBD",
 ]
 
 
@@ -62,20 +69,26 @@ def test_the_stores_are_read(stores: list[Store]) -> None:
     assert sum(len(store.facts) for store in stores) > 1000
 
 
-def _claims(stores: list[Store]) -> list[str]:
-    return sorted({fact.claim for store in stores for fact in store.facts} | set(EDGES))
+def _claims(stores: list[Store]) -> list[tuple[str, str]]:
+    """Each claim with its normalized body (the rejected-name layer reads that)."""
+    edges = {(claim, normalize_claim(claim)) for claim in EDGES}
+    return sorted({(fact.claim, fact.norm) for store in stores for fact in store.facts} | edges)
 
 
 def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> None:
+    lexicon = default_lexicon()
+    hint = cues.rejection_hint(lexicon.deprecation_words | cues.LEGACY)
     missing = []
     seen = 0
-    for claim in _claims(stores):
-        bits = cues.cues(claim)
+    for claim, norm in _claims(stores):
+        bits = cues.cues(claim, norm, lexicon)
         read = {
             cues.NUMBERS: bool(cues.quantities(claim)),
             cues.PINS: any(cues.PIN.finditer(claim)) or cues.CURRENT.search(claim) is not None,
             cues.REPLACES: cues.REPLACED.search(claim) is not None,
             cues.USES_TOOL: cues.USES.match(claim) is not None,
+            cues.REJECTS: hint.search(norm or normalize_claim(claim)) is not None,
+            cues.OPEN: bool(cues.open_mark(claim, lexicon.open_question_words)),
         }
         for bit, found in read.items():
             seen += found
@@ -85,9 +98,8 @@ def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> No
     assert seen > 20  # the claims do hold cues: the check above is not vacuous
 
 
-def _findings(store: Store, facts: tuple) -> tuple:
-    return lint_store(Store(facts, store.declarations, store.problems, store.related_entities, store.paths,
-                            store.alias_pairs, store.files), Settings()).findings
+def _findings(store: Store, facts: tuple, settings: Settings | None = None) -> tuple:
+    return lint_store(replace(store, facts=facts), settings or Settings()).findings
 
 
 def test_the_findings_are_those_of_visiting_every_fact(stores: list[Store]) -> None:
@@ -98,3 +110,19 @@ def test_the_findings_are_those_of_visiting_every_fact(stores: list[Store]) -> N
         assert cued == _findings(store, tuple(f._replace(cues=cues.ALL) for f in store.facts))
         lost += len(cued) - len(_findings(store, tuple(f._replace(cues=0) for f in store.facts)))
     assert lost > 0  # with no cue read, the store-wide layers find nothing: the cues are what they visit
+
+
+def test_cues_read_with_other_words_are_not_trusted(tmp_path: Path) -> None:
+    """A store read with one lexicon and linted with another: the cues read with the lexicon's
+    words (rejections, open questions) do not count, so the run finds what its own words find."""
+    (tmp_path / "m.md").write_text(
+        "# Tooling\n- Likely uses `conftest.py` for fixtures (ask-ops)\n"
+        "- edited the fixtures in `conftest.py` (2026-03-01)\n", encoding="utf-8")
+    words = replace(default_lexicon(), open_question_words=("ask-ops",))
+    store = load_store([str(tmp_path)], Settings())
+    own = load_store([str(tmp_path)], Settings(lexicon=words))
+    assert not store.facts[0].cues & cues.OPEN and own.facts[0].cues & cues.OPEN
+    expected = lint_store(own, Settings(lexicon=words)).findings
+    assert "stale" in [f.rule for f in expected]
+    assert "stale" not in [f.rule for f in lint_store(store, Settings()).findings]
+    assert lint_store(store, Settings(lexicon=words)).findings == expected

@@ -2,18 +2,22 @@
 
 Numeric drift reads quantities ("2129 tests passing", "40% remaining"), stale pins read
 `name@1.2.3` and "currently at version 2.0.9", replaced tools read "instead of using X" and
-"Use X": each of these layers searched every claim of the store on every run. Each layer still
-reads the claim itself; `cues()` only says which of these a claim holds at all, as bits the
+"Use X", rejected names need a prohibition or retirement word ("do not use", "legacy") and
+answered questions an open mark ("(needs confirmation)"), both words of the lexicon: each of
+these layers searched every claim of the store on every run. Each layer still reads the claim
+itself; `cues()` only says which of these a claim holds at all, as bits the
 reader computes once per fact and the parse cache keeps, so a warm run's layers visit the facts that hold their cue and skip the rest without
 searching them again (a cold run searches each claim once, as the layers did). A bit is set
 whenever the layer's own reading could find something: a cue may be set in vain, never missing.
-Layers whose first test is cheaper than a search (rejected names, open questions) read no cue.
+The cues read with the lexicon's words count only in a run with the lexicon they were read with.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from memory_autopsy.lexicon import Lexicon
 
 # --- quantities (numeric drift) ---------------------------------------------------------------
 
@@ -77,12 +81,54 @@ REPLACED = re.compile(
 )
 USES = re.compile(r"(?:use|run|call|invoke|execute)\s+(?P<tool>[\w][\w./-]{0,80})", re.I)
 
-NUMBERS, PINS, REPLACES, USES_TOOL = CUES = (1, 2, 4, 8)
+# --- words of the lexicon: rejections, open questions ------------------------------------------
+
+LEGACY = frozenset({"legacy"})  # a retirement word the rejected-name layer adds to the lexicon's
+
+
+@lru_cache(maxsize=8)
+def rejection_hint(retiring: frozenset[str]) -> re.Pattern[str]:
+    """Words one of which every rejecting claim holds (a prohibition or a retirement word), as
+    one search over the lower-cased text: cheaper than a test per word."""
+    words = sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()})
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+@lru_cache(maxsize=8)
+def _rejection_hint(lexicon: Lexicon) -> re.Pattern[str]:
+    return rejection_hint(lexicon.deprecation_words | LEGACY)
+
+
+def open_mark(claim: str, marks: tuple[str, ...]) -> str:
+    """The open-question mark the claim carries in parentheses or at its end, if any."""
+    text = claim.casefold()
+    end = len(text.rstrip(" .*_"))
+    if "(" not in text and "（" not in text and not text[:end].endswith(marks):
+        return ""
+    for mark in marks:
+        start = text.find(mark)
+        while start != -1:
+            stop = start + len(mark)
+            whole = not mark.isascii() or not (word_char(text, start - 1) or word_char(text, stop))
+            if whole and (text[max(0, start - 4):start].rstrip().endswith(("(", "（"))
+                          or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end):
+                return mark
+            start = text.find(mark, stop)
+    return ""
+
+
+def word_char(text: str, index: int) -> bool:
+    """Whether text[index] continues a word ("(tbcheck)" holds no "tbc")."""
+    return 0 <= index < len(text) and text[index].isalnum()
+
+
+NUMBERS, PINS, REPLACES, USES_TOOL, REJECTS, OPEN = CUES = (1, 2, 4, 8, 16, 32)
+WORDED = REJECTS | OPEN  # read with the lexicon's words: trusted only with the lexicon they were read with
 ALL = -1  # a fact whose cues were never read (built outside a reader): every layer visits it
 
 
-def cues(claim: str) -> int:
-    """The cue bits of a claim."""
+def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
+    """The cue bits of a claim, its normalized body and the lexicon read with."""
     bits = NUMBERS if quantities(claim) else 0
     if ("@" in claim and PIN.search(claim)) or CURRENT.search(claim):
         bits |= PINS
@@ -90,4 +136,8 @@ def cues(claim: str) -> int:
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL
+    if not norm or _rejection_hint(lexicon).search(norm):
+        bits |= REJECTS  # an empty body: the layer reads another text of the fact
+    if open_mark(claim, lexicon.open_question_words):
+        bits |= OPEN
     return bits

@@ -195,6 +195,7 @@ class Store:
     paths: tuple[str, ...] = ()
     alias_pairs: tuple[tuple[str, str, str, str, int], ...] = ()  # name, form, name, form, edits
     files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
+    cue_lexicon: Any = None  # the Lexicon the facts' cues were read with (cues.WORDED)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from memory_autopsy.cues import CUES
+from memory_autopsy.cues import CUES, WORDED
 from memory_autopsy.dates import day_of
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact
@@ -50,6 +50,9 @@ class Context:
     # With a focus (the hook's changed files), the per-entity layers look only at the entities
     # those files mention: every finding touching a changed file involves one of them.
     focus_forms: frozenset[str] | None = None
+    # The lexicon the facts' cues were read with: the cues read with its words count only when
+    # it is this run's (another run's words may cue other facts).
+    cue_lexicon: Lexicon | None = None
 
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
@@ -105,6 +108,8 @@ class Context:
     def cued(self, cue: int) -> list[Fact]:
         """The active facts whose claim holds a cue (`cues.NUMBERS`, ...), in store order: a layer
         that only reads facts holding its cue skips the rest without searching them."""
+        if cue & WORDED and self.cue_lexicon is not self.lexicon:
+            return self.active
         return self._cued.get(cue, [])
 
     @cached_property

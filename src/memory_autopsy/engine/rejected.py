@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 
+from memory_autopsy.cues import LEGACY, REJECTS, rejection_hint
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
@@ -45,7 +45,6 @@ _QUIET = re.compile(
 _PARENS = re.compile(r"\([^()]*\)")
 LABEL_WIDTH = 40
 MAX_NAMES = 200
-_LEGACY = frozenset({"legacy"})
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -75,10 +74,10 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
     """Each rejected name and the fact whose rejection reaches furthest: an undated one (it has
     no order with anything), else the newest (a line dated after it may have brought the name
     back). One per name keeps the lookup per claim constant."""
-    retiring = ctx.lexicon.deprecation_words | _LEGACY
-    hint = _hint(retiring)
+    retiring = ctx.lexicon.deprecation_words | LEGACY
+    hint = rejection_hint(retiring)
     found: dict[str, Fact] = {}
-    for fact in ctx.active:
+    for fact in ctx.cued(REJECTS):
         text = ctx.norm_body(fact)  # lower-cased once for every layer: a substring test is cheap
         if not hint.search(text):
             continue
@@ -91,14 +90,6 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
                 found[name] = fact
     return found
-
-
-@lru_cache(maxsize=8)
-def _hint(retiring: frozenset[str]) -> re.Pattern[str]:
-    """Words one of which every rejecting claim holds (a prohibition or a retirement word), as
-    one search over the lower-cased text: cheaper than a test per word."""
-    words = sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()})
-    return re.compile("|".join(re.escape(w) for w in words))
 
 
 def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from memory_autopsy.cues import OPEN, open_mark
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import quote
 from memory_autopsy.engine.rejected import NAME_ANYWHERE, stale_by_name
@@ -25,8 +26,8 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not marks:
         return
     open_facts: list[tuple[Fact, str, frozenset[str]]] = []
-    for fact in ctx.active:
-        mark = _open_mark(fact.claim, marks)
+    for fact in ctx.cued(OPEN):
+        mark = open_mark(fact.claim, marks)
         if mark:
             names = frozenset(n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim))
             if names:
@@ -45,29 +46,6 @@ def find(ctx: Context) -> Iterator[Finding]:
             )
 
 
-def _open_mark(claim: str, marks: tuple[str, ...]) -> str:
-    """The open-question mark the claim carries in parentheses or at its end, if any."""
-    text = claim.casefold()
-    end = len(text.rstrip(" .*_"))
-    if "(" not in text and "（" not in text and not text[:end].endswith(marks):
-        return ""
-    for mark in marks:
-        start = text.find(mark)
-        while start != -1:
-            stop = start + len(mark)
-            whole = not mark.isascii() or not (_word_char(text, start - 1) or _word_char(text, stop))
-            if whole and (text[max(0, start - 4):start].rstrip().endswith(("(", "（"))
-                          or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end):
-                return mark
-            start = text.find(mark, stop)
-    return ""
-
-
-def _word_char(text: str, index: int) -> bool:
-    """Whether text[index] continues a word ("(tbcheck)" holds no "tbc")."""
-    return 0 <= index < len(text) and text[index].isalnum()
-
-
 def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...]) -> dict[str, list[Fact]]:
     """Per wanted name, the facts that state it plainly (no open mark of their own) and can
     answer an open line: the first undated ones (no order with anything) and the newest dated
@@ -79,7 +57,7 @@ def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...])
         if fact.kind in ("guideline", "task"):
             continue
         names = {n.rstrip(".") for n in NAME_ANYWHERE.findall(fact.claim)} & wanted
-        if not names or _open_mark(fact.claim, marks):
+        if not names or open_mark(fact.claim, marks):
             continue
         for name in names:
             if not fact.observed_at:

@@ -17,7 +17,7 @@ from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import DERIVED_AT, Draft, finish, freeze
-from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -108,7 +108,8 @@ def load_sources(
     settle_labels(drafts, declarations, vocabulary, lexicon, named)
     del drafts
     keep = cache is not None
-    facts = [freeze(d, d[DERIVED_AT], i) if isinstance(d, list) else finish(d, vocabulary, i, keep)
+    words = lexicon or default_lexicon()
+    facts = [freeze(d, d[DERIVED_AT], i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
              for i, d in enumerate(items)]
     del items
     if cache is not None:
@@ -123,6 +124,7 @@ def load_sources(
         paths=tuple(paths),
         alias_pairs=tuple(alias_pairs),
         files=tuple(files),
+        cue_lexicon=words,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from memory_autopsy.claims import anchor_slot, status_verb
 from memory_autopsy.cues import cues
 from memory_autopsy.engine.context import strip_entity
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact, Fidelity
 from memory_autopsy.normalize import content_id, entity_form, normalize_claim
 from memory_autopsy.vocabulary import Vocabulary
@@ -83,7 +84,7 @@ def source_class_of(value: object) -> str:
     return text if text in SOURCE_CLASSES else "unclassified"
 
 
-def derive(draft: Draft, vocabulary: Vocabulary) -> Derived:
+def derive(draft: Draft, vocabulary: Vocabulary, lexicon: Lexicon) -> Derived:
     """The prose slot, status verb, id and normalized body of the draft as it reads now."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
@@ -107,8 +108,9 @@ def derive(draft: Draft, vocabulary: Vocabulary) -> Derived:
         )
     )
     stripped = strip_entity(draft.claim, (draft.entity,))
+    norm = normalize_claim(stripped)
     return Derived(body, draft.fidelity, draft.entity, slot, value, qualifier, verb or "", fact_id, stripped,
-                   normalize_claim(stripped), cues(draft.claim))
+                   norm, cues(draft.claim, norm, lexicon))
 
 
 def settle(draft: Draft) -> None:
@@ -129,7 +131,8 @@ def fits(derived: Derived, draft: Draft) -> bool:
             and derived.body == (draft.body or draft.claim))
 
 
-def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False) -> Fact:
+def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False,
+           lexicon: Lexicon | None = None) -> Fact:
     """Fill derived fields (prose slot, status verb, id) and freeze. `keep`: leave what was
     derived on the draft, for a parse cache entry written after the run (a run without the
     cache lets it go: a million drafts would hold a million of them at once)."""
@@ -138,7 +141,7 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False)
         if settled is not None and fits(settled, draft):
             derived = settled
         else:
-            derived = derive(draft, vocabulary)
+            derived = derive(draft, vocabulary, lexicon or default_lexicon())
             if keep:
                 draft.derived = derived
     return freeze(_FIELDS(draft), derived[3:], order)
