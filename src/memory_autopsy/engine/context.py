@@ -126,6 +126,8 @@ class Context:
 
     @cached_property
     def by_entity(self) -> dict[str, list[Fact]]:
+        """The facts of each entity form (with a focus, of the forms in focus: the layers that
+        group by entity read no other)."""
         return self._groups[0]
 
     @cached_property
@@ -133,19 +135,28 @@ class Context:
         return self._groups[1]
 
     @cached_property
-    def _groups(self) -> tuple[dict[str, list[Fact]], dict[str, list[Fact]]]:
+    def forms(self) -> set[str]:
+        """Every entity form of the store, in focus or not."""
+        return self._groups[2]
+
+    @cached_property
+    def _groups(self) -> tuple[dict[str, list[Fact]], dict[str, list[Fact]], set[str]]:
         """All facts and the active ones by entity form, in one pass (as `active` selects)."""
         groups: dict[str, list[Fact]] = {}
         active: dict[str, list[Fact]] = {}
         as_of = self.settings.as_of
+        focus = self.focus_forms
         # Per entity as written, its form and the form's lists: a store names each entity many
         # times, and its spellings of one entity share the lists (store order is kept).
-        named: dict[str, tuple[str, list[Fact]]] = {}
+        named: dict[str, tuple[str, list[Fact] | None]] = {}
         for fact in self.facts:
             seen = named.get(fact.entity)
             if seen is None:
                 form = entity_form(fact.entity)
-                seen = named[fact.entity] = (form, groups.setdefault(form, []))
+                kept = groups.setdefault(form, []) if focus is None or form in focus else None
+                seen = named[fact.entity] = (form, kept)
+            if seen[1] is None:
+                continue
             seen[1].append(fact)
             if fact.valid_to is None or (as_of is not None and fact.valid_to > as_of):
                 form = seen[0]
@@ -153,7 +164,7 @@ class Context:
                 if kept is None:
                     kept = active[form] = []
                 kept.append(fact)
-        return groups, active
+        return groups, active, {form for form, _ in named.values()}
 
     def slot_key(self, fact: Fact) -> tuple[str, str, str] | None:
         if not fact.slot:

@@ -86,7 +86,7 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
 
 
 def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
-    known = set(ctx.by_entity) | {entity_form(name) for name in store.related_entities}
+    known = ctx.forms | {entity_form(name) for name in store.related_entities}
     for declaration in store.declarations:
         form = entity_form(declaration.entity)
         if form in known:

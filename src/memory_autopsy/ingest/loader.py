@@ -14,7 +14,6 @@ from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
-from memory_autopsy.ingest.markdown import parse_markdown
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import DERIVED_AT, Draft, finish, freeze
 from memory_autopsy.lexicon import Lexicon, default_lexicon
@@ -236,6 +235,8 @@ def _unusable(source: Source) -> Problem | None:
 
 
 def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None) -> JsonResult:
+    from memory_autopsy.ingest.markdown import parse_markdown  # a warm run reads no markdown
+
     parsed = parse_markdown(text, path, stem, lexicon)
     return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
