@@ -271,3 +271,22 @@ def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: P
     with memory.open("a", encoding="utf-8") as handle:
         handle.write('{"entity": "Billing Servic", "claim": "another look-alike"}\n')
     assert len(load_store([str(memory)], cached).alias_pairs) == 3 and len(computed) == 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_jsonl_spans_are_the_lines_cut_every_chunk_non_blank_lines(monkeypatch, seed: int) -> None:
+    """A store up to CHUNK lines is one span found without splitting its lines: both ways cut
+    alike, blank and whitespace lines, a missing or doubled final newline, no record at all."""
+    import random
+
+    from memory_autopsy.ingest import loader
+
+    rng = random.Random(seed)
+    chunk = rng.choice([2, 3, 50])
+    monkeypatch.setattr(loader, "CHUNK", chunk)
+    pieces = [b"", b"  ", b"\t", b'{"entity": "a", "claim": "x"}', b"{}", b"not json"]
+    body = b"\n".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) + rng.choice([b"", b"\n", b"\n\n"])
+    lines = body.split(b"\n")
+    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::chunk] + [len(lines)]
+    expected = [(start, b"\n".join(lines[start:end])) for start, end in zip(starts, starts[1:])]
+    assert list(loader._spans(body)) == expected

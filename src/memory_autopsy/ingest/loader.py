@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,8 +183,8 @@ def _json_lines_bytes(source: Source) -> JsonResult:
 def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) -> JsonResult:
     """A JSONL store is cached in spans, each the lines parse_json_lines decodes at once (its
     lines are independent records): a line appended to a large store misses one span."""
-    lines = _jsonl_lines(source)
-    if lines is None:  # anything else is cached whole
+    body = _jsonl_body(source)
+    if body is None:  # anything else is cached whole
         result = cache.get(source.path, source.data, kept=True)
         if result is None:
             result = parse_source(source, lexicon)
@@ -193,13 +193,11 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
     rows: list[Draft | list[Any]] = []
     merged = JsonResult(rows=rows)
     stem = Path(source.path).stem
-    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::CHUNK] + [len(lines)]
-    for start, end in zip(starts, starts[1:]):
-        span = lines[start:end]
-        data, part = b"\n".join(span), f"lines from {start + 1}"
+    for start, data in _spans(body):
+        part = f"lines from {start + 1}"
         result = cache.get(source.path, data, part, kept=True)
         if result is None:
-            result = parse_json_lines(span, source.path, stem, first=start + 1)
+            result = parse_json_lines(data.split(b"\n"), source.path, stem, first=start + 1)
             cache.defer(source.path, data, result, part)
         merged.drafts += result.drafts
         rows += result.items()
@@ -211,14 +209,34 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
     return merged
 
 
-def _jsonl_lines(source: Source) -> list[bytes] | None:
-    """The lines of a JSONL store that parse_source reads as bytes, else None."""
+def _spans(body: bytes) -> Iterator[tuple[int, bytes]]:
+    """Each span's first line (from 0) and its bytes: from a non-blank line, CHUNK non-blank
+    lines, to the next span's first line (the last span to the end)."""
+    if body.count(b"\n") < CHUNK:  # one span at most, found without splitting every line
+        offset = index = 0
+        while offset <= len(body):
+            end = body.find(b"\n", offset)
+            end = len(body) if end == -1 else end
+            line = body[offset:end]
+            if line and not line.isspace():
+                yield index, body[offset:]
+                return
+            offset, index = end + 1, index + 1
+        return
+    lines = body.split(b"\n")
+    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::CHUNK] + [len(lines)]
+    for start, end in zip(starts, starts[1:]):
+        yield start, b"\n".join(lines[start:end])
+
+
+def _jsonl_body(source: Source) -> bytes | None:
+    """The bytes of a JSONL store that parse_source reads line by line, else None."""
     data = source.data
     if Path(source.path).suffix.lower() != ".jsonl" or data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None
     if _unusable(source) is not None:
         return None
-    return (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).split(b"\n")
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 def _unusable(source: Source) -> Problem | None:
