@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import PurePosixPath
 
 from memory_autopsy.ingest.dialects import detect
@@ -33,15 +34,18 @@ class MemoryFile:
 
 def read_memory_file(path: str, data: bytes) -> MemoryFile:
     dialect = detect(path, data[:4096]).name
-    text = data.decode("utf-8", "replace")
+    try:
+        text = data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        text, valid = data.decode("utf-8", "replace"), False
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    ends: list[int] = []
-    offset = 0
-    for line in lines:
-        offset += len(line.encode("utf-8")) + 1
-        ends.append(offset)
+    if valid:  # each line's bytes as written: one C-level pass over the bytes
+        ends = list(accumulate(len(line) + 1 for line in data.split(b"\n")[: len(lines)]))
+    else:  # as the text reads once each invalid byte is replaced
+        ends = list(accumulate(len(line.encode("utf-8")) + 1 for line in lines))
     links, imports = _edges(lines) if _is_markdown(path) else ((), ())
     return MemoryFile(path, dialect, len(lines), len(data), tuple(ends), links, imports, _always(lines))
 
@@ -56,11 +60,11 @@ def _edges(lines: list[str]) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[i
     imports: list[tuple[int, str]] = []
     fence = False
     for number, line in enumerate(lines, 1):
-        if _FENCE.match(line):
+        if ("```" in line or "~~~" in line) and _FENCE.match(line):
             fence = not fence
             continue
-        if fence:
-            continue
+        if fence or ("@" not in line and ("]" not in line or "(" not in line)):
+            continue  # a link needs both brackets' halves, an import its @: most lines hold neither
         plain = _CODE_SPAN.sub("", line)
         for match in _LINK.finditer(plain):
             target = match["target"].split("#", 1)[0]
