@@ -56,13 +56,15 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
 def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     """Prose claims only: two explicit records that nearly match are a slot question. Within one
     file: memory split over files (a memory bank's progress and active context) restates by
-    design, while the same claim restated in one file is a slip."""
+    design, while the same claim restated in one file is a slip. A finding is about one file,
+    so a focused run (the hook's changed files) reads those files only."""
+    files = ctx.settings.focus
     for form, facts in ctx.by_entity.items():
         if not ctx.in_focus(form):
             continue
         by_file: dict[str, list[Fact]] = {}
         for fact in facts:
-            if fact.order not in skip and fact.fidelity is not Fidelity.FULL:
+            if fact.order not in skip and fact.fidelity is not Fidelity.FULL and (files is None or fact.path in files):
                 by_file.setdefault(fact.path, []).append(fact)
         for prose in by_file.values():
             if len(prose) > 1:
