@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from datetime import date, timedelta
+from operator import attrgetter
 
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import Context
@@ -72,9 +74,12 @@ def _content(fact: Fact) -> tuple[object, ...]:
 
 
 def duplicate_ids(ctx: Context) -> Iterator[Finding]:
+    given = [fact for fact in ctx.facts if fact.id_given]
+    # Only an id given twice can be a finding: counted in C, most stores have none.
+    counts = Counter(fact.id for fact in given)
     first: dict[str, Fact] = {}
-    for fact in ctx.facts:
-        if not fact.id_given:
+    for fact in given:
+        if counts[fact.id] < 2:
             continue
         earlier = first.setdefault(fact.id, fact)
         if earlier is not fact and _content(earlier) != _content(fact):
@@ -99,9 +104,10 @@ def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
 
 
 def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
-    first_fact: dict[str, Fact] = {}
-    for fact in ctx.facts:
-        first_fact.setdefault(fact.written_entity, fact)
+    if not store.alias_pairs:
+        return
+    # Each name's first fact, in one C-level pass (later facts are written first and overwritten).
+    first_fact = dict(zip(map(attrgetter("written_entity"), reversed(ctx.facts)), reversed(ctx.facts)))
     for name_a, form_a, name_b, form_b, distance in store.alias_pairs:
         fact = first_fact[name_b]
         other = first_fact[name_a]
