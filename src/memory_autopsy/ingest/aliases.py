@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import combinations
+from operator import attrgetter
 from typing import Any
 
 from memory_autopsy.model import Declaration, Fact
@@ -55,10 +56,10 @@ def resolve_entities(
     facts: Sequence[Fact], declarations: Sequence[Declaration], related: Iterable[str], memo: Memo | None = None,
 ) -> tuple[list[Fact], list[Declaration], list[AliasPair], set[str]]:
     groups = _Groups()
-    written = list(dict.fromkeys(f.entity for f in facts))
+    written = list(dict.fromkeys(map(attrgetter("entity"), facts)))
     for name in written:
         groups.add(entity_form(name), name)
-    for fact in facts:
+    for fact in filter(attrgetter("aliases"), facts):  # most facts name no alias
         for alias in fact.aliases:
             groups.add(entity_form(alias), alias)
             groups.union(entity_form(fact.entity), entity_form(alias))
@@ -72,7 +73,8 @@ def resolve_entities(
         return groups.display[groups.find(form)]
 
     mapping = {name: canonical(name) for name in written}
-    resolved = [f if mapping[f.entity] == f.entity else f._replace(entity=mapping[f.entity]) for f in facts]
+    renamed = {name: to for name, to in mapping.items() if to != name}
+    resolved = [f._replace(entity=renamed[f.entity]) if f.entity in renamed else f for f in facts] if renamed else list(facts)
     decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
     names = {canonical(n) for n in related}
     return resolved, decls, look_alikes(written, groups, memo), names
