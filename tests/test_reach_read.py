@@ -5,18 +5,17 @@ byte end, every local link and `@import` outside code fences and code spans (a c
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 
-from memory_autopsy.ingest.reach import _CODE_SPAN, _FENCE, _IMPORT, _LINK, read_memory_file
+from memory_autopsy.ingest.reach import _FENCE, line_edges, read_memory_file
 
 PIECES = ["[a](b.md)", "[a]`x`(b.md)", "@x/y.md", "@home", "```", "~~~", "  ```py", "`[a](c.md)`", "é", "\r",
           "", " ", "[x](http://a.md)", "[x](d.mdc#part)", "text", "]", "(", "@", "see @./notes.md."]
 
 
 def plain(text: str) -> tuple[list[int], list[tuple[int, str]], list[tuple[int, str]]]:
-    """Line ends, links and imports, each line read in full."""
+    """Line ends, links and imports, each line read (the fast reading skips most lines)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -24,24 +23,16 @@ def plain(text: str) -> tuple[list[int], list[tuple[int, str]], list[tuple[int, 
     for line in lines:
         offset += len(line.encode("utf-8")) + 1
         ends.append(offset)
-    links, imports, fence = [], [], False
+    links: list[tuple[int, str]] = []
+    imports: list[tuple[int, str]] = []
+    fence = False
     for number, line in enumerate(lines, 1):
         if _FENCE.match(line):
             fence = not fence
             continue
         if fence:
             continue
-        line = _CODE_SPAN.sub("", line)
-        for match in _LINK.finditer(line):
-            target = match["target"].split("#", 1)[0]
-            if target and not re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) and target.lower().endswith(
-                (".md", ".mdc", ".markdown")
-            ):
-                links.append((number, target))
-        for match in _IMPORT.finditer(line):
-            target = match["target"].rstrip(".,;:)")
-            if "/" in target or "." in target:
-                imports.append((number, target))
+        line_edges(number, line, links, imports)  # every line, none skipped
     return ends, links, imports
 
 

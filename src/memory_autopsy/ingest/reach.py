@@ -65,18 +65,23 @@ def _edges(lines: list[str]) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[i
             continue
         if fence or ("@" not in line and ("]" not in line or "(" not in line)):
             continue  # a link needs both brackets' halves, an import its @: most lines hold neither
-        plain = _CODE_SPAN.sub("", line)
-        for match in _LINK.finditer(plain):
-            target = match["target"].split("#", 1)[0]
-            if target and not re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) and target.lower().endswith(
-                (".md", ".mdc", ".markdown")
-            ):
-                links.append((number, target))
-        for match in _IMPORT.finditer(plain):
-            target = match["target"].rstrip(".,;:)")
-            if "/" in target or "." in target:
-                imports.append((number, target))
+        line_edges(number, line, links, imports)
     return tuple(links), tuple(imports)
+
+
+def line_edges(number: int, line: str, links: list[tuple[int, str]], imports: list[tuple[int, str]]) -> None:
+    """The local links and `@imports` of a line outside a code fence, code spans left out."""
+    plain = _CODE_SPAN.sub("", line)
+    for match in _LINK.finditer(plain):
+        target = match["target"].split("#", 1)[0]
+        if target and not re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) and target.lower().endswith(
+            (".md", ".mdc", ".markdown")
+        ):
+            links.append((number, target))
+    for match in _IMPORT.finditer(plain):
+        target = match["target"].rstrip(".,;:)")
+        if "/" in target or "." in target:
+            imports.append((number, target))
 
 
 def _always(lines: list[str]) -> bool | None:
