@@ -15,11 +15,13 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from memory_autopsy import cues
 from memory_autopsy.api import load_store
+from memory_autopsy.claims import find_transition
 from memory_autopsy.engine import lint_store
 from memory_autopsy.lexicon import default_lexicon
-from memory_autopsy.model import Store
+from memory_autopsy.model import Fidelity, Store
 from memory_autopsy.normalize import normalize_claim
 from memory_autopsy.settings import Settings
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 SCENARIOS = ROOT / "eval" / "scenarios.json"
@@ -36,6 +38,8 @@ EDGES = [
     "`venv/` (legacy - may only exist under themes/venv/)",
     "Likely uses `conftest.py` for fixtures (needs confirmation)",
     "auth flow TBD",
+    "billing moved off PostgreSQL to MySQL 8",
+    "no longer uses the ledger cache",
 ]
 
 
@@ -69,10 +73,12 @@ def test_the_stores_are_read(stores: list[Store]) -> None:
     assert sum(len(store.facts) for store in stores) > 1000
 
 
-def _claims(stores: list[Store]) -> list[tuple[str, str]]:
-    """Each claim with its normalized body (the rejected-name layer reads that)."""
-    edges = {(claim, normalize_claim(claim)) for claim in EDGES}
-    return sorted({(fact.claim, fact.norm) for store in stores for fact in store.facts} | edges)
+def _claims(stores: list[Store]) -> list[tuple[str, str, str, bool]]:
+    """Each claim with its normalized body (the rejected-name layer reads that), its body and
+    whether it is prose (the transition layer reads a prose body)."""
+    edges = {(claim, normalize_claim(claim), claim, True) for claim in EDGES}
+    read = {(f.claim, f.norm, f.body, f.fidelity is not Fidelity.FULL) for store in stores for f in store.facts}
+    return sorted(read | edges)
 
 
 def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> None:
@@ -80,8 +86,8 @@ def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> No
     hint = cues.rejection_hint(lexicon.deprecation_words | cues.LEGACY)
     missing = []
     seen = 0
-    for claim, norm in _claims(stores):
-        bits = cues.cues(claim, norm, lexicon)
+    for claim, norm, body, prose in _claims(stores):
+        bits = cues.cues(claim, norm, lexicon) | (cues.retraction_cue(body, DEFAULT_VOCABULARY) if prose else 0)
         read = {
             cues.NUMBERS: bool(cues.quantities(claim)),
             cues.PINS: any(cues.PIN.finditer(claim)) or cues.CURRENT.search(claim) is not None,
@@ -89,6 +95,7 @@ def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> No
             cues.USES_TOOL: cues.USES.match(claim) is not None,
             cues.REJECTS: hint.search(norm or normalize_claim(claim)) is not None,
             cues.OPEN: bool(cues.open_mark(claim, lexicon.open_question_words)),
+            cues.RETRACTS: prose and find_transition(body or claim, DEFAULT_VOCABULARY) is not None,
         }
         for bit, found in read.items():
             seen += found
@@ -126,3 +133,18 @@ def test_cues_read_with_other_words_are_not_trusted(tmp_path: Path) -> None:
     assert "stale" in [f.rule for f in expected]
     assert "stale" not in [f.rule for f in lint_store(store, Settings()).findings]
     assert lint_store(store, Settings(lexicon=words)).findings == expected
+
+
+def test_cues_read_with_another_vocabulary_are_not_trusted(tmp_path: Path) -> None:
+    """A transition trigger the rule file adds is read by a run with that vocabulary, though
+    the store's cues were read without it."""
+    (tmp_path / "m.md").write_text(
+        "# billing\n- uses PostgreSQL 14 (2026-01-05)\n- yeeted PostgreSQL (2026-03-01)\n", encoding="utf-8")
+    words = DEFAULT_VOCABULARY.extended(transitions=("yeeted",))
+    store = load_store([str(tmp_path)], Settings())
+    own = load_store([str(tmp_path)], Settings(vocabulary=words))
+    assert not store.facts[1].cues & cues.RETRACTS and own.facts[1].cues & cues.RETRACTS
+    expected = lint_store(own, Settings(vocabulary=words)).findings
+    assert "contradicted_explicit" in [f.rule for f in expected]
+    assert "contradicted_explicit" not in [f.rule for f in lint_store(store, Settings()).findings]
+    assert lint_store(store, Settings(vocabulary=words)).findings == expected

@@ -9,7 +9,9 @@ itself; `cues()` only says which of these a claim holds at all, as bits the
 reader computes once per fact and the parse cache keeps, so a warm run's layers visit the facts that hold their cue and skip the rest without
 searching them again (a cold run searches each claim once, as the layers did). A bit is set
 whenever the layer's own reading could find something: a cue may be set in vain, never missing.
-The cues read with the lexicon's words count only in a run with the lexicon they were read with.
+The cues read with the lexicon's words count only in a run with the lexicon they were read with,
+and a transition trigger (explicit contradictions), read with the vocabulary's, only in a run
+with that vocabulary.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memory_autopsy.claims import find_transition
 from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.vocabulary import Vocabulary
 
 # --- quantities (numeric drift) ---------------------------------------------------------------
 
@@ -124,6 +128,7 @@ def word_char(text: str, index: int) -> bool:
 
 NUMBERS, PINS, REPLACES, USES_TOOL, REJECTS, OPEN = CUES = (1, 2, 4, 8, 16, 32)
 WORDED = REJECTS | OPEN  # read with the lexicon's words: trusted only with the lexicon they were read with
+RETRACTS = 64  # a transition trigger ("moved to", "no longer uses"), read with the vocabulary's words
 ALL = -1  # a fact whose cues were never read (built outside a reader): every layer visits it
 
 
@@ -141,3 +146,9 @@ def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
     if open_mark(claim, lexicon.open_question_words):
         bits |= OPEN
     return bits
+
+
+def retraction_cue(body: str, vocabulary: Vocabulary) -> int:
+    """RETRACTS when a prose body holds a transition trigger, or is empty (the transition layer
+    then reads another text of the fact)."""
+    return RETRACTS if not body or find_transition(body, vocabulary) is not None else 0

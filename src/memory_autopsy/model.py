@@ -196,6 +196,7 @@ class Store:
     alias_pairs: tuple[tuple[str, str, str, str, int], ...] = ()  # name, form, name, form, edits
     files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
     cue_lexicon: Any = None  # the Lexicon the facts' cues were read with (cues.WORDED)
+    cue_vocabulary: Any = None  # the Vocabulary they were read with (cues.RETRACTS)
 
 
 @dataclass(frozen=True, slots=True)

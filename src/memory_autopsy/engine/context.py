@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from memory_autopsy.cues import CUES, WORDED
+from memory_autopsy.cues import CUES, RETRACTS, WORDED
 from memory_autopsy.dates import day_of
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact
@@ -53,6 +53,7 @@ class Context:
     # The lexicon the facts' cues were read with: the cues read with its words count only when
     # it is this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
+    cue_vocabulary: Vocabulary | None = None
 
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
@@ -108,9 +109,15 @@ class Context:
     def cued(self, cue: int) -> list[Fact]:
         """The active facts whose claim holds a cue (`cues.NUMBERS`, ...), in store order: a layer
         that only reads facts holding its cue skips the rest without searching them."""
-        if cue & WORDED and self.cue_lexicon is not self.lexicon:
+        if not self.trusts(cue):
             return self.active
         return self._cued.get(cue, [])
+
+    def trusts(self, cue: int) -> bool:
+        """Whether the facts' cue was read with this run's words (else every fact may hold it)."""
+        if cue & WORDED and self.cue_lexicon is not self.lexicon:
+            return False
+        return not (cue & RETRACTS and self.cue_vocabulary is not self.settings.vocabulary)
 
     @cached_property
     def _cued(self) -> dict[int, list[Fact]]:

@@ -49,7 +49,8 @@ def lint_store(
     focus = None
     if settings.focus is not None:
         focus = frozenset(entity_form(f.entity) for f in facts if f.path in settings.focus)
-    ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon)
+    ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
+                  cue_vocabulary=store.cue_vocabulary)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     # Provenance and windows judge each file's facts alone: a focused run reads the focus only.

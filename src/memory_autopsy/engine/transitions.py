@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memory_autopsy.claims import Transition, find_transition
+from memory_autopsy.cues import RETRACTS
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
@@ -76,8 +77,9 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
 
 def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[Retraction]:
     found = []
+    cued = ctx.trusts(RETRACTS)
     for fact in facts:
-        if fact.fidelity is Fidelity.FULL:
+        if fact.fidelity is Fidelity.FULL or (cued and not fact.cues & RETRACTS):
             continue
         transition = find_transition(fact_body(fact), ctx.vocabulary)
         if transition is not None:

@@ -124,6 +124,7 @@ def load_sources(
         alias_pairs=tuple(alias_pairs),
         files=tuple(files),
         cue_lexicon=words,
+        cue_vocabulary=vocabulary,
     )
 
 

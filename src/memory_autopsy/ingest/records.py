@@ -8,7 +8,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from memory_autopsy.claims import anchor_slot, status_verb
-from memory_autopsy.cues import cues
+from memory_autopsy.cues import cues, retraction_cue
 from memory_autopsy.engine.context import strip_entity
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact, Fidelity
@@ -109,8 +109,11 @@ def derive(draft: Draft, vocabulary: Vocabulary, lexicon: Lexicon) -> Derived:
     )
     stripped = strip_entity(draft.claim, (draft.entity,))
     norm = normalize_claim(stripped)
+    cued = cues(draft.claim, norm, lexicon)
+    if draft.fidelity is not Fidelity.FULL:  # the transition layer reads prose only
+        cued |= retraction_cue(stripped, vocabulary)
     return Derived(body, draft.fidelity, draft.entity, slot, value, qualifier, verb or "", fact_id, stripped,
-                   norm, cues(draft.claim, norm, lexicon))
+                   norm, cued)
 
 
 def settle(draft: Draft) -> None:
