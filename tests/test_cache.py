@@ -175,8 +175,8 @@ def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkey
     every read, cold, warm or partly warm, equals a parse without the cache."""
     from memory_autopsy.ingest import json_store, loader
 
-    for module in (loader, json_store):
-        monkeypatch.setattr(module, "CHUNK", 3)  # spans of three records
+    monkeypatch.setattr(loader, "SPAN", 3)  # spans of three records
+    monkeypatch.setattr(json_store, "CHUNK", 2)  # decoded two lines at a time
     store = tmp_path / "store.jsonl"
     records = [{"entity": f"svc-{i % 4}", "claim": f"uses redis {i}", "observed_at": f"2026-01-{i + 1:02d}"}
                for i in range(10)]
@@ -275,7 +275,7 @@ def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: P
 
 @pytest.mark.parametrize("seed", range(30))
 def test_jsonl_spans_are_the_lines_cut_every_chunk_non_blank_lines(monkeypatch, seed: int) -> None:
-    """A store up to CHUNK lines is one span found without splitting its lines: both ways cut
+    """A store up to SPAN lines is one span found without splitting its lines: both ways cut
     alike, blank and whitespace lines, a missing or doubled final newline, no record at all."""
     import random
 
@@ -283,7 +283,7 @@ def test_jsonl_spans_are_the_lines_cut_every_chunk_non_blank_lines(monkeypatch, 
 
     rng = random.Random(seed)
     chunk = rng.choice([2, 3, 50])
-    monkeypatch.setattr(loader, "CHUNK", chunk)
+    monkeypatch.setattr(loader, "SPAN", chunk)
     pieces = [b"", b"  ", b"\t", b'{"entity": "a", "claim": "x"}', b"{}", b"not json"]
     body = b"\n".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) + rng.choice([b"", b"\n", b"\n\n"])
     lines = body.split(b"\n")

@@ -12,7 +12,7 @@ from typing import Any
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
-from memory_autopsy.ingest.json_store import CHUNK, JsonResult, parse_json_document, parse_json_lines
+from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import DERIVED_AT, Draft, finish, freeze
@@ -210,10 +210,14 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
     return merged
 
 
+# Records per parse-cache entry of a JSONL store: a line appended to it reads this many again.
+SPAN = 5000
+
+
 def _spans(body: bytes) -> Iterator[tuple[int, bytes]]:
-    """Each span's first line (from 0) and its bytes: from a non-blank line, CHUNK non-blank
+    """Each span's first line (from 0) and its bytes: from a non-blank line, SPAN non-blank
     lines, to the next span's first line (the last span to the end)."""
-    if body.count(b"\n") < CHUNK:  # one span at most, found without splitting every line
+    if body.count(b"\n") < SPAN:  # one span at most, found without splitting every line
         offset = index = 0
         while offset <= len(body):
             end = body.find(b"\n", offset)
@@ -225,7 +229,7 @@ def _spans(body: bytes) -> Iterator[tuple[int, bytes]]:
             offset, index = end + 1, index + 1
         return
     lines = body.split(b"\n")
-    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::CHUNK] + [len(lines)]
+    starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::SPAN] + [len(lines)]
     for start, end in zip(starts, starts[1:]):
         yield start, b"\n".join(lines[start:end])
 
