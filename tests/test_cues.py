@@ -119,32 +119,30 @@ def test_the_findings_are_those_of_visiting_every_fact(stores: list[Store]) -> N
     assert lost > 0  # with no cue read, the store-wide layers find nothing: the cues are what they visit
 
 
-def test_cues_read_with_other_words_are_not_trusted(tmp_path: Path) -> None:
-    """A store read with one lexicon and linted with another: the cues read with the lexicon's
-    words (rejections, open questions) do not count, so the run finds what its own words find."""
-    (tmp_path / "m.md").write_text(
-        "# Tooling\n- Likely uses `conftest.py` for fixtures (ask-ops)\n"
-        "- edited the fixtures in `conftest.py` (2026-03-01)\n", encoding="utf-8")
-    words = replace(default_lexicon(), open_question_words=("ask-ops",))
-    store = load_store([str(tmp_path)], Settings())
-    own = load_store([str(tmp_path)], Settings(lexicon=words))
-    assert not store.facts[0].cues & cues.OPEN and own.facts[0].cues & cues.OPEN
-    expected = lint_store(own, Settings(lexicon=words)).findings
-    assert "stale" in [f.rule for f in expected]
-    assert "stale" not in [f.rule for f in lint_store(store, Settings()).findings]
-    assert lint_store(store, Settings(lexicon=words)).findings == expected
+OTHER_WORDS = [
+    pytest.param("# Tooling\n- Likely uses `conftest.py` for fixtures (ask-ops)\n"
+                 "- edited the fixtures in `conftest.py` (2026-03-01)\n",
+                 {"lexicon": replace(default_lexicon(), open_question_words=("ask-ops",))}, 0, cues.OPEN, "stale",
+                 id="lexicon"),
+    pytest.param("# billing\n- uses PostgreSQL 14 (2026-01-05)\n- yeeted PostgreSQL (2026-03-01)\n",
+                 {"vocabulary": DEFAULT_VOCABULARY.extended(transitions=("yeeted",))}, 1, cues.RETRACTS,
+                 "contradicted_explicit", id="vocabulary"),
+]
 
 
-def test_cues_read_with_another_vocabulary_are_not_trusted(tmp_path: Path) -> None:
-    """A transition trigger the rule file adds is read by a run with that vocabulary, though
-    the store's cues were read without it."""
-    (tmp_path / "m.md").write_text(
-        "# billing\n- uses PostgreSQL 14 (2026-01-05)\n- yeeted PostgreSQL (2026-03-01)\n", encoding="utf-8")
-    words = DEFAULT_VOCABULARY.extended(transitions=("yeeted",))
+@pytest.mark.parametrize(("text", "words", "at", "cue", "rule"), OTHER_WORDS)
+def test_cues_read_with_other_words_are_not_trusted(
+    tmp_path: Path, text: str, words: dict, at: int, cue: int, rule: str
+) -> None:
+    """A store read with one lexicon or vocabulary and linted with another (an open-question
+    mark, a transition trigger the rule file adds): the cues read with those words do not
+    count, so the run finds what its own words find."""
+    (tmp_path / "m.md").write_text(text, encoding="utf-8")
+    theirs = Settings(**words)
     store = load_store([str(tmp_path)], Settings())
-    own = load_store([str(tmp_path)], Settings(vocabulary=words))
-    assert not store.facts[1].cues & cues.RETRACTS and own.facts[1].cues & cues.RETRACTS
-    expected = lint_store(own, Settings(vocabulary=words)).findings
-    assert "contradicted_explicit" in [f.rule for f in expected]
-    assert "contradicted_explicit" not in [f.rule for f in lint_store(store, Settings()).findings]
-    assert lint_store(store, Settings(vocabulary=words)).findings == expected
+    own = load_store([str(tmp_path)], theirs)
+    assert not store.facts[at].cues & cue and own.facts[at].cues & cue
+    expected = lint_store(own, theirs).findings
+    assert rule in [f.rule for f in expected]
+    assert rule not in [f.rule for f in lint_store(store, Settings()).findings]
+    assert lint_store(store, theirs).findings == expected
