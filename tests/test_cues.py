@@ -83,7 +83,7 @@ def _claims(stores: list[Store]) -> list[tuple[str, str, str, bool]]:
 
 def test_a_layer_reads_nothing_where_its_cue_is_unset(stores: list[Store]) -> None:
     lexicon = default_lexicon()
-    hint = cues.rejection_hint(lexicon.deprecation_words | cues.LEGACY)
+    hint = cues.rejection_hint(cues.retiring_words(lexicon))
     missing = []
     seen = 0
     for claim, norm, body, prose in _claims(stores):

@@ -91,16 +91,17 @@ LEGACY = frozenset({"legacy"})  # a retirement word the rejected-name layer adds
 
 
 @lru_cache(maxsize=8)
+def retiring_words(lexicon: Lexicon) -> frozenset[str]:
+    """The words that retire a name: the lexicon's deprecation words and "legacy"."""
+    return lexicon.deprecation_words | LEGACY
+
+
+@lru_cache(maxsize=8)
 def rejection_hint(retiring: frozenset[str]) -> re.Pattern[str]:
     """Words one of which every rejecting claim holds (a prohibition or a retirement word), as
     one search over the lower-cased text: cheaper than a test per word."""
     words = sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()})
     return re.compile("|".join(re.escape(w) for w in words))
-
-
-@lru_cache(maxsize=8)
-def _rejection_hint(lexicon: Lexicon) -> re.Pattern[str]:
-    return rejection_hint(lexicon.deprecation_words | LEGACY)
 
 
 def open_mark(claim: str, marks: tuple[str, ...]) -> str:
@@ -113,7 +114,7 @@ def open_mark(claim: str, marks: tuple[str, ...]) -> str:
         start = text.find(mark)
         while start != -1:
             stop = start + len(mark)
-            whole = not mark.isascii() or not (word_char(text, start - 1) or word_char(text, stop))
+            whole = not mark.isascii() or not (_word_char(text, start - 1) or _word_char(text, stop))
             if whole and (text[max(0, start - 4):start].rstrip().endswith(("(", "（"))
                           or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end):
                 return mark
@@ -121,7 +122,7 @@ def open_mark(claim: str, marks: tuple[str, ...]) -> str:
     return ""
 
 
-def word_char(text: str, index: int) -> bool:
+def _word_char(text: str, index: int) -> bool:
     """Whether text[index] continues a word ("(tbcheck)" holds no "tbc")."""
     return 0 <= index < len(text) and text[index].isalnum()
 
@@ -141,7 +142,7 @@ def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL
-    if not norm or _rejection_hint(lexicon).search(norm):
+    if not norm or rejection_hint(retiring_words(lexicon)).search(norm):
         bits |= REJECTS  # an empty body: the layer reads another text of the fact
     if open_mark(claim, lexicon.open_question_words):
         bits |= OPEN

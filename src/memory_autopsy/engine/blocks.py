@@ -36,7 +36,7 @@ def find(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
     norm = ctx.norm_body
-    keys = [norm(f) if f.shape != "table" else _key(ctx, f) for f in facts]  # _key, without a call per fact
+    keys = [norm(f) if f.shape != "table" else _table_key(ctx, f) for f in facts]
     # The first position of every claim, in one C-level pass (later positions are written first
     # and overwritten); only a position whose claim came earlier can start a copy.
     first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
@@ -58,12 +58,10 @@ def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
     return blocks
 
 
-def _key(ctx: Context, fact: Fact) -> str:
+def _table_key(ctx: Context, fact: Fact) -> str:
     """A table row's cells belong to the row's subject: rows "M4 | Not started" and "M1 | Not
     started" are two milestones with one status, not a pasted block."""
-    if fact.shape == "table":
-        return f"{entity_form(fact.entity)}\0{ctx.norm_body(fact)}"
-    return ctx.norm_body(fact)
+    return f"{entity_form(fact.entity)}\0{ctx.norm_body(fact)}"
 
 
 def _run(facts: Sequence[Fact], keys: Sequence[str], j: int, i: int) -> int:

@@ -50,8 +50,8 @@ class Context:
     # With a focus (the hook's changed files), the per-entity layers look only at the entities
     # those files mention: every finding touching a changed file involves one of them.
     focus_forms: frozenset[str] | None = None
-    # The lexicon the facts' cues were read with: the cues read with its words count only when
-    # it is this run's (another run's words may cue other facts).
+    # The lexicon and vocabulary the facts' cues were read with: a cue read with their words
+    # counts only when they are this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
     cue_vocabulary: Vocabulary | None = None
 
@@ -117,7 +117,7 @@ class Context:
         """Whether the facts' cue was read with this run's words (else every fact may hold it)."""
         if cue & WORDED and self.cue_lexicon is not self.lexicon:
             return False
-        return not (cue & RETRACTS and self.cue_vocabulary is not self.settings.vocabulary)
+        return not (cue & RETRACTS and self.cue_vocabulary is not self.vocabulary)
 
     @cached_property
     def _cued(self) -> dict[int, list[Fact]]:

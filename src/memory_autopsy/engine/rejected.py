@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memory_autopsy.cues import LEGACY, REJECTS, rejection_hint
+from memory_autopsy.cues import REJECTS, rejection_hint, retiring_words
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
@@ -74,7 +74,7 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
     """Each rejected name and the fact whose rejection reaches furthest: an undated one (it has
     no order with anything), else the newest (a line dated after it may have brought the name
     back). One per name keeps the lookup per claim constant."""
-    retiring = ctx.lexicon.deprecation_words | LEGACY
+    retiring = retiring_words(ctx.lexicon)
     hint = rejection_hint(retiring)
     found: dict[str, Fact] = {}
     for fact in ctx.cued(REJECTS):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
-from memory_autopsy.ingest.records import Derived, Draft, as_settled
+from memory_autopsy.ingest.records import DRAFT_FIELDS, Derived, Draft, as_settled
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -42,21 +42,20 @@ if TYPE_CHECKING:
 
 FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
-_DRAFT_FIELDS = tuple(f.name for f in fields(Draft))
 _TUPLES = frozenset({"aliases", "suppress"})
-# A row holds the fields in _DRAFT_FIELDS order (Draft's positional order); these are checked
+# A row holds the fields in DRAFT_FIELDS order (Draft's positional order); these are checked
 # or converted by position, so a cached store is read without a dict per draft. The entry names
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
 # 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
 _ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _LABEL, _REST, _NAMED, _DERIVED, _SETTLED = (
-    _DRAFT_FIELDS.index(n)
+    DRAFT_FIELDS.index(n)
     for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "label",
               "label_rest", "named", "derived", "settled")
 )
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
 Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
-_TUPLE_AT = tuple(_DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
-_ROW = attrgetter(*_DRAFT_FIELDS)
+_TUPLE_AT = tuple(DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
+_ROW = attrgetter(*DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
 _VALUES = {f: f.value for f in Fidelity}  # an enum's .value is a Python-level lookup
 
@@ -339,7 +338,7 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
     drafts: list[Draft] = []
     rows: list[Draft | list[Any]] = []
     named: list[str] = []
-    size = len(_DRAFT_FIELDS)
+    size = len(DRAFT_FIELDS)
     if data["drafts"] and data["path"] != path:
         raise ValueError("cache entry of another file")
     for row in data["drafts"]:

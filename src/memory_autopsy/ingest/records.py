@@ -177,7 +177,7 @@ _FACT_FIELDS = (
     "norm", "cues",
 )
 _POSITIONAL = Fact._fields == _FACT_FIELDS
-_DRAFT_NAMES = [f.name for f in fields(Draft)]
-DERIVED_AT = _DRAFT_NAMES.index("derived")
-_FIELDS = attrgetter(*_DRAFT_NAMES[: _DRAFT_NAMES.index("end_line") + 1])  # what `freeze` reads of a draft
+DRAFT_FIELDS = tuple(f.name for f in fields(Draft))  # a draft's positional order (the parse cache's rows)
+DERIVED_AT = DRAFT_FIELDS.index("derived")
+_FIELDS = attrgetter(*DRAFT_FIELDS[: DRAFT_FIELDS.index("end_line") + 1])  # what `freeze` reads of a draft
 _new_tuple = tuple.__new__
