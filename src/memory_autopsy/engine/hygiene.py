@@ -75,6 +75,10 @@ def _content(fact: Fact) -> tuple[object, ...]:
 
 def duplicate_ids(ctx: Context) -> Iterator[Finding]:
     given = [fact for fact in ctx.facts if fact.id_given]
+    files = ctx.settings.focus
+    if files is not None:  # a finding pairs two facts of one id: only the focus files' ids can touch them
+        wanted = {fact.id for fact in given if fact.path in files}
+        given = [fact for fact in given if fact.id in wanted]
     # Only an id given twice can be a finding: counted in C, most stores have none.
     counts = Counter(fact.id for fact in given)
     first: dict[str, Fact] = {}

@@ -30,9 +30,12 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     for fact in ctx.active_in_focus:
         if fact.slot and fact.order not in skip and fact.kind in ("state", "event") and not _status_cell(ctx, fact):
             groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
+    files = ctx.settings.focus
     for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
             continue
+        if files is not None and not any(f.path in files for f in facts):
+            continue  # every finding of a group is about its facts: none touches a changed file
         yield from _group(ctx, facts[0].slot.split("|")[0], facts)
 
 
