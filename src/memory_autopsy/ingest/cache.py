@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
-from memory_autopsy.ingest.records import DRAFT_FIELDS, Derived, Draft, as_settled
+from memory_autopsy.ingest.records import DRAFT_FIELDS, Derived, Draft, as_settled, values_of
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -42,19 +42,19 @@ if TYPE_CHECKING:
 
 FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
-_TUPLES = frozenset({"aliases", "suppress"})
 # A row holds the fields in DRAFT_FIELDS order (Draft's positional order); these are checked
 # or converted by position, so a cached store is read without a dict per draft. The entry names
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
 # 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
-_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _LABEL, _REST, _NAMED, _DERIVED, _SETTLED = (
+(_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _ALIASES, _SUPPRESS, _LABEL, _REST, _NAMED,
+ _DERIVED, _SETTLED) = (
     DRAFT_FIELDS.index(n)
-    for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "label",
-              "label_rest", "named", "derived", "settled")
+    for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "aliases",
+              "suppress", "label", "label_rest", "named", "derived", "settled")
 )
+_DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from its slot on
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
 Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
-_TUPLE_AT = tuple(DRAFT_FIELDS.index(n) for n in sorted(_TUPLES))
 _ROW = attrgetter(*DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
 _VALUES = {f: f.value for f in Fidelity}  # an enum's .value is a Python-level lookup
@@ -322,7 +322,7 @@ def _derived(row: list[Any], at: int, body: str, fidelity: Fidelity, entity: str
 
 def _resolved(row: list[Any], kept: Any) -> list[Any]:
     """A derivation as its row keeps it, with each "same as" marker read back."""
-    if type(kept) is not list or len(kept) != 8:
+    if type(kept) is not list or len(kept) != _DERIVED_SIZE:
         raise ValueError("cache entry of another shape")
     slot, value, qualifier, verb, fact_id, stripped, norm, cues = kept
     stripped = row[_CLAIM] if stripped == 0 else stripped
@@ -334,7 +334,8 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
 
 def decode(data: dict[str, Any], path: str) -> JsonResult:
     """The entry's drafts; a row without a label, whose derivation no store reads otherwise,
-    stays a row (records.freeze makes its fact): building a draft for it is most of a warm load."""
+    becomes its fact's values (records.ordered makes the fact): building a draft for it, and
+    then its fact of the draft, was most of a warm load."""
     drafts: list[Draft] = []
     rows: list[Draft | list[Any]] = []
     named: list[str] = []
@@ -346,19 +347,21 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
             raise ValueError("cache entry of another shape")
         if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another shape")
-        row[_PATH] = path
-        claim = row[_CLAIM]
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
-        if row[_BODY] == 0:
-            row[_BODY] = claim
-        for index in _TUPLE_AT:
-            row[index] = tuple(row[index]) if row[index] else ()
-        if not row[_LABEL] and row[_DERIVED] is not None:
-            row[_DERIVED] = _resolved(row, row[_DERIVED])
-            rows.append(row)
+        row[_ALIASES] = tuple(row[_ALIASES]) if row[_ALIASES] else ()
+        row[_SUPPRESS] = tuple(row[_SUPPRESS]) if row[_SUPPRESS] else ()
+        derived = row[_DERIVED]
+        if not row[_LABEL] and derived is not None:
+            if type(derived) is not list or len(derived) != _DERIVED_SIZE:
+                raise ValueError("cache entry of another shape")
+            rows.append(values_of(row, derived, path))  # its fact's values, as the row reads
             if row[_NAMED]:
                 named.append(row[_ENTITY])
             continue
+        row[_PATH] = path
+        claim = row[_CLAIM]
+        if row[_BODY] == 0:
+            row[_BODY] = claim
         row[_DERIVED] = _derived(row, _DERIVED, row[_BODY] or claim, fidelity, row[_ENTITY])
         if row[_SETTLED] is not None:
             row[_SETTLED] = _derived(row, _SETTLED, *as_settled(row[_LABEL], row[_REST], claim))

@@ -31,9 +31,9 @@ class JsonResult:
     related: set[str] = field(default_factory=set)
     references: list[tuple[int, str]] = field(default_factory=list)
     # Read from the parse cache: the drafts and, in their places, the rows no store can read
-    # otherwise (no `Label: rest` to settle), each a list in Draft's field order whose
-    # derivation is ready for records.freeze (`drafts` then holds the drafts alone); and the
-    # entities those rows name (label settling reads them).
+    # otherwise (no `Label: rest` to settle), each its fact's values for records.ordered
+    # (`drafts` then holds the drafts alone); and the entities those rows name (label settling
+    # reads them).
     rows: list[Draft | list[Any]] | None = None
     named: list[str] = field(default_factory=list)
 

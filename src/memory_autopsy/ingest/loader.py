@@ -15,7 +15,7 @@ from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import DERIVED_AT, Draft, finish, freeze
+from memory_autopsy.ingest.records import Draft, finish, ordered
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -108,7 +108,7 @@ def load_sources(
     del drafts
     keep = cache is not None
     words = lexicon or default_lexicon()
-    facts = [freeze(d, d[DERIVED_AT], i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
+    facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
              for i, d in enumerate(items)]
     del items
     if cache is not None:

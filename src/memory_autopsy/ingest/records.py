@@ -152,32 +152,55 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False,
 
 def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
     """The fact of a draft's fields (`row`, in Draft's field order) and of what was derived of
-    it (Derived from its slot on). The parse cache hands over a row it read this way: a draft
-    whose derivation nothing in the store can change is never built."""
-    (entity, claim, path, line, fidelity, _, _, _, observed_at, valid_from, valid_to, source, source_class,
-     _, aliases, given_id, shape, suppress, kind, status, entry, obs, end_line, *_) = row
+    it (Derived from its slot on)."""
+    values = values_of(row, derived, row[2])
+    values[ORDER_AT] = order
+    return fact_of(values)
+
+
+def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any]:
+    """A fact's values in `FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
+    and its derivation as `freeze` reads them. A derived value written 0 is the same as the one
+    it repeats (a derived slot, value or id as written, a norm as the stripped claim, a stripped
+    claim as the claim): the parse cache hands over a row it read this way, so a draft whose
+    derivation nothing in the store can change is never built."""
+    (entity, claim, _, line, fidelity, written_slot, written_value, _, observed_at, valid_from, valid_to, source,
+     source_class, _, aliases, given_id, shape, suppress, kind, status, entry, obs, end_line, *_) = row
     slot, value, qualifier, verb, fact_id, stripped, norm, cued = derived
-    values = (
-        fact_id, entity, slot, value, claim, observed_at, valid_from, valid_to, source,
-        source_class_of(source_class), fidelity, verb or None, path, line, aliases, entity, shape,
-        given_id is not None, suppress, order, qualifier, stripped, kind, status, entry, obs,
-        end_line if end_line > line else 0, norm, cued,
-    )
-    if _POSITIONAL:  # a million facts: a tuple built in place, not 27 keyword arguments
+    if stripped == 0:
+        stripped = claim
+    return [
+        given_id if fact_id == 0 else fact_id, entity, written_slot if slot == 0 else slot,
+        written_value if value == 0 else value, claim, observed_at, valid_from, valid_to, source,
+        _CLASSES.get(source_class) or source_class_of(source_class), fidelity, verb or None, path, line, aliases, entity, shape,
+        given_id is not None, suppress, 0, qualifier, stripped, kind, status, entry, obs,
+        end_line if end_line > line else 0, stripped if norm == 0 else norm, cued,
+    ]
+
+
+def fact_of(values: Sequence[Any]) -> Fact:
+    """The fact of its values in `FACT_FIELDS` order."""
+    if _POSITIONAL:  # a million facts: a tuple built in place, not 29 keyword arguments
         return _new_tuple(Fact, values)
-    named: dict[str, Any] = dict(zip(_FACT_FIELDS, values))
+    named: dict[str, Any] = dict(zip(FACT_FIELDS, values))
     return Fact(**named)
 
 
+def ordered(values: list[Any], order: int) -> Fact:
+    """The fact of values whose order was left to the store (the parse cache's ready rows)."""
+    values[ORDER_AT] = order
+    return _new_tuple(Fact, values) if _POSITIONAL else fact_of(values)
+
+
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
-_FACT_FIELDS = (
+FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
     "norm", "cues",
 )
-_POSITIONAL = Fact._fields == _FACT_FIELDS
+_POSITIONAL = Fact._fields == FACT_FIELDS
+ORDER_AT = FACT_FIELDS.index("order")
 DRAFT_FIELDS = tuple(f.name for f in fields(Draft))  # a draft's positional order (the parse cache's rows)
-DERIVED_AT = DRAFT_FIELDS.index("derived")
 _FIELDS = attrgetter(*DRAFT_FIELDS[: DRAFT_FIELDS.index("end_line") + 1])  # what `freeze` reads of a draft
 _new_tuple = tuple.__new__
