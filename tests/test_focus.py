@@ -36,16 +36,46 @@ def ids_store(tmp_path: Path) -> Path:
         "c.jsonl": [("r2", "search", "engine", "Solr", "2025-03-01"), ("r4", "billing", "db", "MySQL 8", "2025-03-01"),
                     ("r5", "ops", "tier", "3", "2025-03-01"), ("r5", "ops", "tier", "4", "2025-03-02")],
     }.items():
-        (tmp_path / name).write_text(_records(*rows), encoding="utf-8")
-    return tmp_path
+        (tmp_path / "ids").mkdir(exist_ok=True)
+        (tmp_path / "ids" / name).write_text(_records(*rows), encoding="utf-8")
+    return tmp_path / "ids"
 
 
-@pytest.mark.parametrize("store_dir", [*STORES, "ids"], ids=[*(p.name for p in STORES), "ids"])
-def test_focus_changes_nothing_about_the_changed_files(store_dir: Path | str, ids_store: Path) -> None:
-    store = load_store([str(ids_store if store_dir == "ids" else store_dir)])
-    if store_dir == "ids":  # the store is worth comparing on
-        rules = {f.rule for f in lint_loaded(store, Settings()).findings}
-        assert {"duplicate_id", "stale", "contradicted_implicit"} <= rules, rules
+def _claims(*rows: tuple[str, str, str]) -> str:
+    return "".join(json.dumps({"entity": e, "claim": c, "observed_at": d}) + "\n" for e, c, d in rows)
+
+
+@pytest.fixture
+def retractions_store(tmp_path: Path) -> Path:
+    """Retractions in one file of claims in others: a retracted claim without a slot beside its
+    trigger's file, and one whose slot another file fills (the slot layer skips it)."""
+    for name, rows in {
+        "a.jsonl": [("billing", "billing uses PostgreSQL 14 for invoices", "2025-01-01"),
+                    ("search", "the Solr cluster is the search backend", "2025-01-01")],
+        "b.jsonl": [("billing", "billing migrated from PostgreSQL to MySQL 8", "2025-03-01"),
+                    ("search", "search replaced Solr with OpenSearch", "2025-03-01")],
+        "c.jsonl": [("billing", "billing uses MySQL 8 for invoices", "2025-04-01"),
+                    ("search", "Solr is still the search backend", "2025-02-01")],
+    }.items():
+        (tmp_path / "retractions").mkdir(exist_ok=True)
+        (tmp_path / "retractions" / name).write_text(_claims(*rows), encoding="utf-8")
+    return tmp_path / "retractions"
+
+
+MADE = {"ids": ({"duplicate_id", "stale", "contradicted_implicit"}, 4),
+        "retractions": ({"contradicted_explicit"}, 3)}  # the rules and findings they must hold
+
+
+@pytest.mark.parametrize("store_dir", [*STORES, *MADE], ids=[*(p.name for p in STORES), *MADE])
+def test_focus_changes_nothing_about_the_changed_files(
+    store_dir: Path | str, ids_store: Path, retractions_store: Path
+) -> None:
+    made = {"ids": ids_store, "retractions": retractions_store}
+    store = load_store([str(made.get(str(store_dir), store_dir))])
+    if store_dir in MADE:  # the store is worth comparing on
+        findings = lint_loaded(store, Settings()).findings
+        rules, least = MADE[str(store_dir)]
+        assert rules <= {f.rule for f in findings} and len(findings) >= least, findings
     full = lint_loaded(store, Settings())
     for path in store.paths:
         changed = frozenset({path})

@@ -7,7 +7,7 @@ its own words name, instead of every retraction scanning every fact.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memory_autopsy.claims import Transition, find_transition
@@ -103,6 +103,7 @@ def _matches(
                 by_word.setdefault(word, []).append(phrase)
     spelled = _spellings(ctx, set(by_head) | set(by_word))
     triggers = {fact.order for fact, _ in retractions}
+    needed = _needed(ctx, facts, retractions)
     for fact in facts:
         if fact.order in triggers or fact.kind != "state":  # guidelines, events, tasks assert no state
             continue
@@ -110,11 +111,34 @@ def _matches(
         if spelled.isdisjoint(body + fact.value.lower().split()):
             continue
         words = ctx.words(fact)
+        if needed is not None and not needed(fact, words):
+            continue
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
             continue
         match = _match(fact, words, by_head, by_word)
         if match is not None and _asserts(ctx, fact, body, match[1]):
             yield (fact, *match)
+
+
+def _needed(
+    ctx: Context, facts: Sequence[Fact], retractions: list[Retraction]
+) -> Callable[[Fact, set[str]], bool] | None:
+    """With a focus (the hook's changed files), whether a fact's trigger is worth finding: a
+    finding touches a changed file through its target or its trigger, and the slot layer skips
+    the retracted facts of the slot groups it reads (those a changed file fills). A fact whose
+    words hold no anchor of a changed file's retractions has no trigger there."""
+    files = ctx.settings.focus
+    if files is None:
+        return None
+    slot_key = ctx.slot_key
+    groups = {slot_key(fact) for fact in facts if fact.path in files and fact.slot}
+    anchors = {w for fact, transition in retractions if fact.path in files for w in transition.anchors}
+
+    def needed(fact: Fact, words: set[str]) -> bool:
+        return (fact.path in files or not anchors.isdisjoint(words)
+                or bool(fact.slot) and slot_key(fact) in groups)
+
+    return needed
 
 
 def _match(
