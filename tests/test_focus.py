@@ -25,58 +25,58 @@ def _records(*rows: tuple[str, str, str, str, str]) -> str:
                    for i, e, s, v, d in rows)
 
 
-@pytest.fixture
-def ids_store(tmp_path: Path) -> Path:
-    """Given ids reused across files (with other content, and with the same), and one slot
-    filled with other values in each file: pairs within a file, across files, and none."""
-    for name, rows in {
-        "a.jsonl": [("r1", "billing", "db", "PostgreSQL 14", "2025-01-01"), ("r2", "auth", "region", "eu", "2025-01-01"),
-                    ("r9", "ops", "tier", "1", "2025-01-01"), ("r9", "ops", "tier", "2", "2025-01-03")],
-        "b.jsonl": [("r1", "billing", "db", "MySQL 8", "2025-02-01"), ("r3", "auth", "region", "us", "2025-02-01")],
-        "c.jsonl": [("r2", "search", "engine", "Solr", "2025-03-01"), ("r4", "billing", "db", "MySQL 8", "2025-03-01"),
-                    ("r5", "ops", "tier", "3", "2025-03-01"), ("r5", "ops", "tier", "4", "2025-03-02")],
-    }.items():
-        (tmp_path / "ids").mkdir(exist_ok=True)
-        (tmp_path / "ids" / name).write_text(_records(*rows), encoding="utf-8")
-    return tmp_path / "ids"
-
-
 def _claims(*rows: tuple[str, str, str]) -> str:
     return "".join(json.dumps({"entity": e, "claim": c, "observed_at": d}) + "\n" for e, c, d in rows)
 
 
-@pytest.fixture
-def retractions_store(tmp_path: Path) -> Path:
-    """Retractions in one file of claims in others: a retracted claim without a slot beside its
-    trigger's file, and one whose slot another file fills (the slot layer skips it)."""
-    for name, rows in {
-        "a.jsonl": [("billing", "billing uses PostgreSQL 14 for invoices", "2025-01-01"),
-                    ("search", "the Solr cluster is the search backend", "2025-01-01")],
-        "b.jsonl": [("billing", "billing migrated from PostgreSQL to MySQL 8", "2025-03-01"),
-                    ("search", "search replaced Solr with OpenSearch", "2025-03-01")],
-        "c.jsonl": [("billing", "billing uses MySQL 8 for invoices", "2025-04-01"),
-                    ("search", "Solr is still the search backend", "2025-02-01")],
-    }.items():
-        (tmp_path / "retractions").mkdir(exist_ok=True)
-        (tmp_path / "retractions" / name).write_text(_claims(*rows), encoding="utf-8")
-    return tmp_path / "retractions"
-
-
-MADE = {"ids": ({"duplicate_id", "stale", "contradicted_implicit"}, 4),
-        "retractions": ({"contradicted_explicit"}, 3)}  # the rules and findings they must hold
+# Stores made for a focused run to get wrong: each layer that skips what no changed file holds
+# has pairs within a file, across files, and none. Per store: its files, then the rules and the
+# number of findings a full run must report (the store is worth comparing on).
+MADE: dict[str, tuple[dict[str, str], set[str], int]] = {
+    # Given ids reused across files (with other content, and with the same), and one slot filled
+    # with other values in each file.
+    "ids": ({
+        "a.jsonl": _records(("r1", "billing", "db", "PostgreSQL 14", "2025-01-01"),
+                            ("r2", "auth", "region", "eu", "2025-01-01"),
+                            ("r9", "ops", "tier", "1", "2025-01-01"), ("r9", "ops", "tier", "2", "2025-01-03")),
+        "b.jsonl": _records(("r1", "billing", "db", "MySQL 8", "2025-02-01"), ("r3", "auth", "region", "us", "2025-02-01")),
+        "c.jsonl": _records(("r2", "search", "engine", "Solr", "2025-03-01"),
+                            ("r4", "billing", "db", "MySQL 8", "2025-03-01"),
+                            ("r5", "ops", "tier", "3", "2025-03-01"), ("r5", "ops", "tier", "4", "2025-03-02")),
+    }, {"duplicate_id", "stale", "contradicted_implicit"}, 4),
+    # Retractions in one file of claims in others: a retracted claim without a slot beside its
+    # trigger's file, and one whose slot another file fills (the slot layer skips it).
+    "retractions": ({
+        "a.jsonl": _claims(("billing", "billing uses PostgreSQL 14 for invoices", "2025-01-01"),
+                           ("search", "the Solr cluster is the search backend", "2025-01-01")),
+        "b.jsonl": _claims(("billing", "billing migrated from PostgreSQL to MySQL 8", "2025-03-01"),
+                           ("search", "search replaced Solr with OpenSearch", "2025-03-01")),
+        "c.jsonl": _claims(("billing", "billing uses MySQL 8 for invoices", "2025-04-01"),
+                           ("search", "Solr is still the search backend", "2025-02-01")),
+    }, {"contradicted_explicit"}, 3),
+    # Names rejected in one file and relied on in the others.
+    "rejections": ({
+        "a.jsonl": _claims(("api", "never use legacy_client anymore", "2025-03-01"),
+                           ("api", "the worker reads from queue_v2", "2025-01-01")),
+        "b.jsonl": _claims(("api", "the checkout service calls legacy_client", "2025-01-01"),
+                           ("jobs", "do not use queue_v2 anymore", "2025-04-01")),
+        "c.jsonl": _claims(("web", "the frontend goes through legacy_client", "2025-01-02"),
+                           ("jobs", "the cron reads from queue_v2", "2025-01-02")),
+    }, {"stale"}, 3),
+}
 
 
 @pytest.mark.parametrize("store_dir", [*STORES, *MADE], ids=[*(p.name for p in STORES), *MADE])
-def test_focus_changes_nothing_about_the_changed_files(
-    store_dir: Path | str, ids_store: Path, retractions_store: Path
-) -> None:
-    made = {"ids": ids_store, "retractions": retractions_store}
-    store = load_store([str(made.get(str(store_dir), store_dir))])
-    if store_dir in MADE:  # the store is worth comparing on
-        findings = lint_loaded(store, Settings()).findings
-        rules, least = MADE[str(store_dir)]
-        assert rules <= {f.rule for f in findings} and len(findings) >= least, findings
+def test_focus_changes_nothing_about_the_changed_files(store_dir: Path | str, tmp_path: Path) -> None:
+    if isinstance(store_dir, str):
+        files, rules, least = MADE[store_dir]
+        for name, text in files.items():
+            (tmp_path / name).write_text(text, encoding="utf-8")
+        store_dir = tmp_path
+    store = load_store([str(store_dir)])
     full = lint_loaded(store, Settings())
+    if store_dir == tmp_path:
+        assert rules <= {f.rule for f in full.findings} and len(full.findings) >= least, full.findings
     for path in store.paths:
         changed = frozenset({path})
         focused = lint_loaded(store, replace(Settings(), focus=changed))

@@ -36,7 +36,8 @@ def find(ctx: Context) -> tuple[list[Finding], set[int]]:
 
 def copied_blocks(ctx: Context, facts: Sequence[Fact]) -> list[Block]:
     norm = ctx.norm_body
-    keys = [norm(f) if f.shape != "table" else _table_key(ctx, f) for f in facts]
+    # A fact's norm is its norm_body wherever the reader normalized it: a call per fact saved.
+    keys = [(f.norm or norm(f)) if f.shape != "table" else _table_key(ctx, f) for f in facts]
     # The first position of every claim, in one C-level pass (later positions are written first
     # and overwritten); only a position whose claim came earlier can start a copy.
     first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from itertools import compress, groupby
+from operator import attrgetter
 from pathlib import PurePosixPath
 
 from memory_autopsy.engine.context import Context
@@ -66,16 +68,23 @@ def _candidates(words: list[str]) -> Iterator[str]:
 
 def _notices(facts: Sequence[Fact], lexicon: Lexicon) -> dict[str, Fact]:
     """Per file, the fact that retires it, when one of its opening lines does."""
+    # A file's facts come in a run (or a few): each run is read in C, its opening lines only.
+    runs = [(path, list(run)) for path, run in groupby(facts, _PATH)]
     first_line: dict[str, int] = {}
-    for fact in facts:
-        first_line[fact.path] = min(first_line.get(fact.path, fact.line), fact.line)
+    for path, run in runs:
+        low = min(map(_LINE, run))
+        first_line[path] = min(first_line.get(path, low), low)
     found: dict[str, Fact] = {}
-    for fact in facts:
-        if fact.path in found or fact.line > first_line[fact.path] + NOTICE_LINES:
-            continue
-        if is_notice(fact.claim, lexicon):
-            found[fact.path] = fact
+    for path, run in runs:
+        limit = first_line[path] + NOTICE_LINES
+        opening = compress(run, map(limit.__ge__, map(_LINE, run)))
+        notice = None if path in found else next((f for f in opening if is_notice(f.claim, lexicon)), None)
+        if notice is not None:
+            found[path] = notice
     return found
+
+
+_PATH, _LINE = attrgetter("path"), attrgetter("line")
 
 
 def is_notice(claim: str, lexicon: Lexicon) -> bool:

@@ -52,8 +52,16 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not rejections:
         return
     named = _names_pattern(rejections)
+    files = ctx.settings.focus
+    # With a focus (the hook's changed files), a fact elsewhere matters only when it relies on a
+    # name a changed file rejects: a finding touches a changed file through either side.
+    elsewhere = named if files is None else _names_pattern(
+        {name: fact for name, fact in rejections.items() if fact.path in files})
     for fact in ctx.active:
-        if fact.kind != "state" or fact.valid_to or not named.search(fact.claim):
+        if fact.kind != "state" or fact.valid_to:
+            continue
+        pattern = named if files is None or fact.path in files else elsewhere
+        if pattern is None or not pattern.search(fact.claim):
             continue
         hit = _relied_on(fact.claim, rejections, fact)
         if hit is not None:
@@ -92,9 +100,12 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
     return found
 
 
-def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str]:
+def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
     """A search that finds a claim naming a rejected name (or, past MAX_NAMES names, any
-    code-like name: an alternation that long would cost more than the lookup it saves)."""
+    code-like name: an alternation that long would cost more than the lookup it saves); None
+    for no name."""
+    if not rejections:
+        return None
     if len(rejections) > MAX_NAMES:
         return NAME_ANYWHERE
     alternation = "|".join(re.escape(n) for n in sorted(rejections, key=len, reverse=True))

@@ -29,7 +29,7 @@ _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
 
 
 def find(ctx: Context) -> Iterator[Finding]:
-    done = [f for f in ctx.active if _is_done(f)]
+    done = [f for f in ctx.active if f.status == "done" or f.kind == "event"]  # done evidence
     if not done:
         return
     index = _Index(ctx.lexicon, done)
@@ -39,10 +39,6 @@ def find(ctx: Context) -> Iterator[Finding]:
         match = index.best(fact)
         if match is not None:
             yield _finding(fact, match)
-
-
-def _is_done(fact: Fact) -> bool:
-    return fact.status == "done" or fact.kind == "event"
 
 
 class _Index:
