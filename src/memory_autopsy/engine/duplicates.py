@@ -31,11 +31,18 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
     first: dict[tuple[str, str, str | None, str | None], Fact] = {}
     findings: list[Finding] = []
     flagged: set[int] = set(in_blocks or ())
+    norm_body, files = ctx.norm_body, ctx.settings.focus
+    # With a focus (the hook's changed files), only a claim a changed file holds can have a copy
+    # whose finding touches one: the copies of any other claim are never compared.
+    held = None if files is None else {norm_body(f) for f in ctx.facts if f.path in files}
     for form, facts in ctx.by_entity.items():
         if not ctx.in_focus(form):
             continue
         for fact in facts:
-            key = (form, ctx.norm_body(fact), fact.valid_from, fact.valid_to)
+            norm = fact.norm or norm_body(fact)
+            if held is not None and norm not in held:
+                continue
+            key = (form, norm, fact.valid_from, fact.valid_to)
             original = first.setdefault(key, fact)
             if original is fact or fact.order in flagged:
                 continue
