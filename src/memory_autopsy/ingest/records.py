@@ -153,13 +153,13 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False,
 def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
     """The fact of a draft's fields (`row`, in Draft's field order) and of what was derived of
     it (Derived from its slot on)."""
-    values = values_of(row, derived, row[2])
-    values[ORDER_AT] = order
-    return fact_of(values)
+    values = values_of(row, derived, row[_PATH_AT])
+    values[_ORDER_AT] = order
+    return _fact_of(values)
 
 
 def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any]:
-    """A fact's values in `FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
+    """A fact's values in `_FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
     and its derivation as `freeze` reads them. A derived value written 0 is the same as the one
     it repeats (a derived slot, value or id as written, a norm as the stripped claim, a stripped
     claim as the claim): the parse cache hands over a row it read this way, so a draft whose
@@ -178,29 +178,30 @@ def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any
     ]
 
 
-def fact_of(values: Sequence[Any]) -> Fact:
-    """The fact of its values in `FACT_FIELDS` order."""
+def _fact_of(values: Sequence[Any]) -> Fact:
+    """The fact of its values in `_FACT_FIELDS` order."""
     if _POSITIONAL:  # a million facts: a tuple built in place, not 29 keyword arguments
         return _new_tuple(Fact, values)
-    named: dict[str, Any] = dict(zip(FACT_FIELDS, values))
+    named: dict[str, Any] = dict(zip(_FACT_FIELDS, values))
     return Fact(**named)
 
 
 def ordered(values: list[Any], order: int) -> Fact:
     """The fact of values whose order was left to the store (the parse cache's ready rows)."""
-    values[ORDER_AT] = order
-    return _new_tuple(Fact, values) if _POSITIONAL else fact_of(values)
+    values[_ORDER_AT] = order
+    return _new_tuple(Fact, values) if _POSITIONAL else _fact_of(values)
 
 
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
-FACT_FIELDS = (
+_FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
     "norm", "cues",
 )
-_POSITIONAL = Fact._fields == FACT_FIELDS
-ORDER_AT = FACT_FIELDS.index("order")
+_POSITIONAL = Fact._fields == _FACT_FIELDS
+_ORDER_AT = _FACT_FIELDS.index("order")
 DRAFT_FIELDS = tuple(f.name for f in fields(Draft))  # a draft's positional order (the parse cache's rows)
 _FIELDS = attrgetter(*DRAFT_FIELDS[: DRAFT_FIELDS.index("end_line") + 1])  # what `freeze` reads of a draft
+_PATH_AT = DRAFT_FIELDS.index("path")
 _new_tuple = tuple.__new__
