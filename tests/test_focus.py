@@ -84,6 +84,15 @@ def test_focus_changes_nothing_about_the_changed_files(store_dir: Path | str, tm
         assert [f for f in focused.findings if touches_changed(f, changed)] == expected, path
 
 
+def test_a_focus_on_every_file_is_the_full_run() -> None:
+    """A store of one changed file (or with every file changed) has nothing to narrow: the
+    focused report is the full report."""
+    store = load_store([str(EXAMPLES)])
+    full = lint_loaded(store, Settings())
+    focused = lint_loaded(store, replace(Settings(), focus=frozenset(store.paths)))
+    assert focused.findings == full.findings and len(full.findings) > 20
+
+
 def test_hook_output_is_the_unfocused_report_on_each_changed_file(tmp_path: Path) -> None:
     """The hook lints with the changed files as focus; its findings are exactly the findings of a
     full scan of the same multi-file store that touch those files (flagged or related side)."""

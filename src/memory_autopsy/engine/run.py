@@ -43,6 +43,9 @@ def lint_store(
     today: date | None = None,
 ) -> Report:
     settings = settings or Settings()
+    if settings.focus is not None and settings.focus.issuperset(store.paths):
+        # Every file in focus (a store of one file, changed): the full run, with nothing to narrow.
+        settings = replace(settings, focus=None)
     facts = store.facts
     if settings.as_of:
         facts = tuple(f for f in facts if _known_at(f, settings.as_of[:10]))
