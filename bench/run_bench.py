@@ -14,7 +14,8 @@ measures in the same run:
 - hook: a one-line append to the 100k JSONL store (as one file and as 100 files), linted
   with a warm parse cache, focused on and filtered to the changed file as the hook does, against
   a cold run;
-- start-up: `python -c pass` vs `scan three.md` vs `hook three.md`, best of 7 each.
+- start-up: `python -c pass` vs `scan three.md` vs `hook three.md`, best of 7 each, and the
+  same hook in a git repository of 30,000 source files (it lists them for its scope).
 
 Every child is started with Popen and reaped with `os.wait4`, which returns that child's own
 rusage, so its peak RSS (`ru_maxrss`) is exact per child. Wall time is perf_counter around
@@ -379,6 +380,9 @@ class Startup:
     hook_ms: float | None = None
     hook_ratio: float | None = None
     hook_note: str | None = None
+    repo_hook_ms: float | None = None  # the same hook run in a repository of REPO_FILES files
+    repo_hook_ratio: float | None = None
+    repo_note: str | None = None
     error: str | None = None
 
 
@@ -391,6 +395,36 @@ def startup_dir(runner: Runner) -> Path:
     (folder / "memory").mkdir(parents=True, exist_ok=True)
     (folder / THREE).write_text(THREE_FACTS, encoding="utf-8")
     return folder
+
+
+# A repository the hook runs in: it lists the repository's files for its scope on every commit.
+REPO_FILES = 30_000
+
+
+def repo_dir(runner: Runner) -> tuple[Path | None, str]:
+    """A git repository of REPO_FILES source files and memory/three.md, built once per cache
+    folder: (its folder, "") or (None, why not)."""
+    folder = runner.cache / f"startup-repo-{REPO_FILES}"
+    built = runner.cache / f"startup-repo-{REPO_FILES}.built"
+    if built.exists():
+        return folder, ""
+    if shutil.which("git") is None:
+        return None, "git is not installed"
+    shutil.rmtree(folder, ignore_errors=True)
+    for k in range(REPO_FILES):
+        source = folder / "src" / f"pkg{k // 100:03d}" / f"mod{k % 100:02d}.py"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("VALUE = 1\n", encoding="utf-8")
+    (folder / "memory").mkdir()
+    (folder / THREE).write_text(THREE_FACTS, encoding="utf-8")
+    commit = ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false",
+              "commit", "-q", "-m", "bench"]
+    for args in (["init", "-q"], ["add", "-A"], commit):
+        done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            return None, f"git {args[0]}: {done.stderr.strip()[:200]}"
+    built.write_text("", encoding="utf-8")
+    return folder, ""
 
 
 def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
@@ -415,6 +449,13 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
         result.hook_ratio = result.hook_ms / result.python_ms
     except BenchError as exc:
         result.hook_note = str(exc).splitlines()[0]
+    repo, result.repo_note = repo_dir(runner)
+    if repo is not None:
+        try:
+            result.repo_hook_ms = _best(runner, hook, repo, ok=(0, 1))
+            result.repo_hook_ratio = result.repo_hook_ms / result.python_ms
+        except BenchError as exc:
+            result.repo_note = str(exc).splitlines()[0]
     return result
 
 
@@ -648,6 +689,9 @@ def _print_startup(st: Startup) -> None:
     hook = f"{fmt(st.hook_ms, '8.1f'):>8}  {fmt(st.hook_ratio, '6.2f'):>6}"
     note = f"  ({st.hook_note})" if st.hook_note else ""
     print(f"  hook three.md        {hook}{note}")
+    repo = f"{fmt(st.repo_hook_ms, '8.1f'):>8}  {fmt(st.repo_hook_ratio, '6.2f'):>6}"
+    repo_note = f"  ({st.repo_note})" if st.repo_note else ""
+    print(f"  {f'hook, {REPO_FILES // 1000}k-file repo':<21}{repo}{repo_note}")
     if st.error:
         print(f"  error: {indent(st.error)}")
 

@@ -169,6 +169,26 @@ def test_scan_with_no_path_lints_the_default_scope(repo: Path) -> None:
 
 
 @needs_git
+@pytest.mark.parametrize("rules", ["", 'include = ["memory-bank/*.md", "gone/*.md"]\n'])
+def test_a_tracked_file_deleted_from_the_working_tree_is_out_of_scope(repo: Path, rules: str) -> None:
+    """The scope is what git lists and the working tree holds (a deletion not yet committed
+    leaves the file listed); a pattern matching only the deleted file matches nothing."""
+    if rules:
+        write(repo / "memory-autopsy.toml", rules)
+    write(repo / "memory-bank" / "progress.md", DUPLICATED)
+    write(repo / "memory-bank" / "gone.md", OLD)
+    write(repo / "gone" / "notes.md", NEW)
+    git(repo, "add", "-A")
+    (repo / "memory-bank" / "gone.md").unlink()
+    (repo / "gone" / "notes.md").unlink()
+    result = run_cli("scan", "--json", "--fail-on", "info", cwd=repo)
+    assert result.code == 1, result.err
+    assert finding_paths(result.out) == {"memory-bank/progress.md"}
+    assert json.loads(result.out)["facts"] == 2
+    assert ("'gone/*.md'" in result.err) == bool(rules)
+
+
+@needs_git
 def test_scan_with_no_path_lints_the_configured_scope(repo: Path) -> None:
     write(repo / "memory-autopsy.toml", 'include = ["notes/*.md"]\nfail-on = "info"\n')
     write(repo / "notes" / "a.md", DUPLICATED)

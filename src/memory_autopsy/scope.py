@@ -29,7 +29,7 @@ from memory_autopsy.ingest.dialects import (
     is_memory_file,
     never_memory,
 )
-from memory_autopsy.selection import selected, unmatched
+from memory_autopsy.selection import matches, selected, unmatched
 from memory_autopsy.settings import Settings
 
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
@@ -59,8 +59,8 @@ def in_scope(path: str, settings: Settings) -> bool:
 
 def default_scope(path: str) -> bool:
     """A known memory location of a system the tool reads (see the dialect table)."""
-    parts = path.split("/")
-    if any(hidden_folder(p) for p in parts[:-1]) or not is_memory_file(parts[-1]) or never_memory(parts[-1]):
+    name = path.rsplit("/", 1)[-1]  # most of a repository's files fail here, the cheapest test
+    if not is_memory_file(name) or never_memory(name) or any(hidden_folder(p) for p in path.split("/")[:-1]):
         return False
     return selected(path.lower(), _DEFAULT_SCOPE, NEVER_MEMORY_FOLDERS)
 
@@ -68,10 +68,15 @@ def default_scope(path: str) -> bool:
 def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning) -> list[str]:
     """Every memory file of the scope, as working-directory-relative paths. An include pattern
     that matches no file is a warning (a typo, or a folder that moved), never silence."""
-    listed = _git_listing(root)
+    baseline = _baseline_key(settings, root)
+    # A repository lists every file it holds: only those the scope can take (or, for the
+    # unmatched-pattern warning, an include pattern matches) are looked at on disk.
+    if settings.include:
+        listed = _git_listing(root, lambda p: any(matches(p, pattern) for pattern in settings.include))
+    else:
+        listed = _git_listing(root, lambda p: p != baseline and in_scope(p, settings))
     if listed is None:
         listed = _walk(root, skip_dots=not settings.include)
-    baseline = _baseline_key(settings, root)
     for pattern in unmatched(settings.include, listed):
         warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
              "to the rule file's folder; git-ignored files are skipped)")
@@ -183,12 +188,16 @@ def _shown(root: Path) -> str:
     return "the working directory" if relative == "." else norm(relative)
 
 
-def _git_listing(root: Path) -> list[str] | None:
+def _git_listing(root: Path, keep: Callable[[str], bool] | None = None) -> list[str] | None:
+    """The files git lists under root (tracked, and untracked unless ignored) that exist;
+    `keep`, a test of the path alone, is made before the file is looked for on disk."""
     try:
         out = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:
         return None
-    return [p for p in dict.fromkeys(out.split("\0")) if p and (root / p).is_file()]
+    base = str(root)
+    return [p for p in dict.fromkeys(out.split("\0"))
+            if p and (keep is None or keep(p)) and os.path.isfile(os.path.join(base, p))]
 
 
 def _walk(root: Path, *, skip_dots: bool) -> list[str]:
