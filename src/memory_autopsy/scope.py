@@ -23,6 +23,8 @@ from memory_autopsy.ci.changed import GitError, from_root, git, norm, repo_root
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.dialects import (
     DEFAULT_SCOPE,
+    KNOWN_NAMES,
+    MEMORY_SUFFIXES,
     NEVER_MEMORY_FOLDERS,
     hidden_folder,
     is_manifest,
@@ -34,6 +36,8 @@ from memory_autopsy.settings import Settings
 
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
 _DEFAULT_SCOPE = tuple(glob.lower() for glob in DEFAULT_SCOPE)  # matched without regard to case
+# How every memory file's name ends (lower-cased): its suffix, or a known name without one.
+_MEMORY_ENDS = MEMORY_SUFFIXES + tuple(sorted(n for n in KNOWN_NAMES if not n.endswith(MEMORY_SUFFIXES)))
 Warn = Callable[[str], object]
 
 
@@ -73,8 +77,9 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning) -> 
     # unmatched-pattern warning, an include pattern matches) are looked at on disk.
     if settings.include:
         listed = _git_listing(root, lambda p: any(matches(p, pattern) for pattern in settings.include))
-    else:
-        listed = _git_listing(root, lambda p: p != baseline and in_scope(p, settings))
+    else:  # a memory file's name ends so: the one test most of a repository's files fail
+        listed = _git_listing(root, lambda p: p.lower().endswith(_MEMORY_ENDS) and p != baseline
+                              and in_scope(p, settings))
     if listed is None:
         listed = _walk(root, skip_dots=not settings.include)
     for pattern in unmatched(settings.include, listed):
