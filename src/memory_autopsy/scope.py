@@ -31,7 +31,7 @@ from memory_autopsy.ingest.dialects import (
     is_memory_file,
     never_memory,
 )
-from memory_autopsy.selection import matches, selected, unmatched
+from memory_autopsy.selection import selected, unmatched
 from memory_autopsy.settings import Settings
 
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
@@ -76,7 +76,7 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning) -> 
     # A repository lists every file it holds: only those the scope can take (or, for the
     # unmatched-pattern warning, an include pattern matches) are looked at on disk.
     if settings.include:
-        listed = _git_listing(root, lambda p: any(matches(p, pattern) for pattern in settings.include))
+        listed = _git_listing(root, lambda p: selected(p, settings.include, ()))
     else:  # a memory file's name ends so: the one test most of a repository's files fail
         listed = _git_listing(root, lambda p: p.lower().endswith(_MEMORY_ENDS) and p != baseline
                               and in_scope(p, settings))

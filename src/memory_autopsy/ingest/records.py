@@ -153,9 +153,7 @@ def finish(draft: Draft, vocabulary: Vocabulary, order: int, keep: bool = False,
 def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
     """The fact of a draft's fields (`row`, in Draft's field order) and of what was derived of
     it (Derived from its slot on)."""
-    values = values_of(row, derived, row[_PATH_AT])
-    values[_ORDER_AT] = order
-    return _fact_of(values)
+    return ordered(values_of(row, derived, row[_PATH_AT]), order)
 
 
 def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any]:
@@ -172,24 +170,19 @@ def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any
     return [
         given_id if fact_id == 0 else fact_id, entity, written_slot if slot == 0 else slot,
         written_value if value == 0 else value, claim, observed_at, valid_from, valid_to, source,
-        _CLASSES.get(source_class) or source_class_of(source_class), fidelity, verb or None, path, line, aliases, entity, shape,
+        source_class_of(source_class), fidelity, verb or None, path, line, aliases, entity, shape,
         given_id is not None, suppress, 0, qualifier, stripped, kind, status, entry, obs,
         end_line if end_line > line else 0, stripped if norm == 0 else norm, cued,
     ]
 
 
-def _fact_of(values: Sequence[Any]) -> Fact:
-    """The fact of its values in `_FACT_FIELDS` order."""
+def ordered(values: list[Any], order: int) -> Fact:
+    """The fact of its values in `_FACT_FIELDS` order (`values_of`), its order placed."""
+    values[_ORDER_AT] = order
     if _POSITIONAL:  # a million facts: a tuple built in place, not 29 keyword arguments
         return _new_tuple(Fact, values)
     named: dict[str, Any] = dict(zip(_FACT_FIELDS, values))
     return Fact(**named)
-
-
-def ordered(values: list[Any], order: int) -> Fact:
-    """The fact of values whose order was left to the store (the parse cache's ready rows)."""
-    values[_ORDER_AT] = order
-    return _new_tuple(Fact, values) if _POSITIONAL else _fact_of(values)
 
 
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
