@@ -384,3 +384,41 @@ def test_the_process_entry_leaves_the_runs_records_out_of_the_last_collection(tm
                           timeout=60)
     said = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("frozen ")]
     assert said == [["0"], ["True", "True"]], done.stderr
+
+
+def test_the_process_entry_flushes_its_output_and_skips_the_teardown(tmp_path: Path) -> None:
+    """`entry` (the console script, `python -m`) writes everything, returns main's exit code and
+    leaves without the interpreter's teardown: an exit handler never runs."""
+    write(tmp_path / "m.md", MIXED)
+    code = (
+        "import atexit, sys\n"
+        "from memory_autopsy.cli import entry\n"
+        "atexit.register(lambda: print('torn down'))\n"
+        "sys.argv = ['memory-autopsy', 'scan', 'm.md', '--json']\n"
+        "entry()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # block-buffered, as piped
+    env["PYTHONPATH"] = str(SRC)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "torn down" not in done.stdout
+    report = json.loads(done.stdout)  # every byte of the buffered report reached the pipe
+    assert report["counts"] and report["findings"]
+
+
+def test_the_process_entry_when_the_reader_goes_away(tmp_path: Path) -> None:
+    """`scan | head -1`: the output that no longer fits the pipe is dropped quietly (141), with
+    no traceback and no "Exception ignored" from a last flush."""
+    write(tmp_path / "m.md", "# Memory\n" + "".join(f"- svc{i}: uses postgres {i}\n- svc{i}: uses mysql {i}\n"
+                                                    for i in range(3000)))
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    # --json: a report far larger than a pipe's buffer, so the writer meets the closed pipe
+    process = subprocess.Popen([sys.executable, "-m", "memory_autopsy", "scan", "m.md", "--json"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()  # the reader goes away after one line
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "Exception ignored" not in err

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import sys
+from memory_autopsy.cli import entry
 
-from memory_autopsy.cli import main
-
-sys.exit(main())
+entry()

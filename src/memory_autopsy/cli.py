@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from memory_autopsy import __version__
 
@@ -100,6 +101,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(error)
 
 
+def entry() -> NoReturn:
+    """The process entry (the console script and `python -m memory_autopsy`): run, flush the
+    output, and leave without tearing the heap down. A run over a large store ends holding
+    every record it read; freeing them one by one at exit took 0.4-0.6 s of a 100k-fact scan
+    and about 2.5 s at 1M, for memory the system takes back at once. Everything the run writes
+    (reports, the parse cache, fixes, snapshots) is closed or replaced before `main` returns;
+    standard output and error are flushed here. In-process callers use `main`, which returns."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # the reader went away before the last buffer: as in `main`
+            if stream is sys.stdout:
+                _silence_stdout()
+            code = 141
+        except (OSError, ValueError):  # a closed or broken stream has nothing left to flush
+            pass
+    os._exit(code)
+
+
 def _internal_error(error: BaseException) -> int:
     if os.environ.get(TRACEBACK_VARIABLE):
         import traceback
@@ -142,4 +164,4 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
@@ -147,6 +146,8 @@ def _write_file(pieces: Iterable[str], output: str) -> None:
     directory = os.path.dirname(os.path.abspath(output))
     os.makedirs(directory, exist_ok=True)
     mode = _new_file_mode(output)
+    import tempfile  # only a run writing a file pays for it (with shutil and random)
+
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".memory-autopsy-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
@@ -163,6 +162,8 @@ class ParseCache:
         target = self._file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # only a run that writes pays for it (with shutil and random)
+
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 _dump(entry, handle)

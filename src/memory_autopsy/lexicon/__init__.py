@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -47,7 +47,9 @@ class Lexicon:
 
 
 def _load(language: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath(f"{language}.json").read_text("utf-8")
+    # Beside this module (importlib.resources would cost the hook ~4 ms of imports, zipfile
+    # included, for a package that is never imported from a zip)
+    text = Path(__file__).with_name(f"{language}.json").read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -20,7 +20,7 @@ OFF = "off"  # in an override: the system has none of this (no line limit, no in
 
 @lru_cache(maxsize=1)
 def default_budgets() -> Budgets:
-    text = resources.files(__package__).joinpath("budgets.json").read_text("utf-8")
+    text = Path(__file__).with_name("budgets.json").read_text("utf-8")  # as in lexicon._load
     systems: dict[str, dict[str, Any]] = json.loads(text)["systems"]
     return _frozen({name: {k: v for k, v in keys.items() if not k.startswith("_")}
                     for name, keys in systems.items()})
