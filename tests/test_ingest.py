@@ -123,6 +123,21 @@ def test_jsonl_canonical_record_keeps_its_id(tmp_path: Path, monkeypatch: pytest
     assert fact.record() == record | {"status_verb": None}
 
 
+def test_jsonl_records_share_one_copy_of_a_repeated_entity_and_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store repeats its entities and sources record after record: the facts hold one string
+    of each (a large store's memory), with the values unchanged."""
+    lines = []
+    for k, claim in enumerate(("uses MySQL 8", "runs on Debian", "owns the invoices")):
+        record = {name: None for name in RECORD_FIELDS}
+        record.update(id=f"{k:016x}", entity=" billing-store ", slot="", value="", claim=claim,
+                      source="infra-doc", source_class="primary", fidelity="PARTIAL")
+        lines.append(json.dumps(record) + "\n")
+    facts = facts_of(tmp_path, "s.jsonl", "".join(lines), monkeypatch)
+    assert [(f.entity, f.source) for f in facts] == [("billing-store", "infra-doc")] * 3
+    assert len({id(f.entity) for f in facts}) == len({id(f.source) for f in facts}) == 1
+
+
 def test_ids_are_content_not_position(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = facts_of(tmp_path, "a.md", "- billing: uses MySQL (2026-01-01)\n", monkeypatch)
     moved = facts_of(tmp_path, "a.md", "\n\n# t\n- billing: uses MySQL (2026-01-01)\n", monkeypatch)

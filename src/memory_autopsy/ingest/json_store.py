@@ -36,6 +36,9 @@ class JsonResult:
     # reads them).
     rows: list[Draft | list[Any]] | None = None
     named: list[str] = field(default_factory=list)
+    # One string object per distinct entity and source of the file's records: a store repeats
+    # them record after record and the decoder makes a new copy of each (100k records: 11 MB)
+    strings: dict[str, str] = field(default_factory=dict)
 
     def items(self) -> Sequence[Draft | list[Any]]:
         """Drafts and ready rows, in the order the file holds them."""
@@ -98,7 +101,7 @@ def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, re
     append = result.drafts.append
     for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
         if type(item) is dict and len(item) == 12:  # a canonical record, as _read_item reads it
-            draft = _canonical(item, path, number)
+            draft = _canonical(item, path, number, result.strings)
             if draft is not None:
                 append(draft)
                 continue
@@ -264,7 +267,7 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
     if (kind == "entity" or kind is None) and isinstance(item.get("observations"), list) and "name" in item:
         _graph_node(item, path, line, result)
         return
-    draft = _record(item, entity, path, line)
+    draft = _record(item, entity, path, line, result.strings)
     if draft is not None:
         result.drafts.append(draft)
 
@@ -333,8 +336,9 @@ _CANONICAL = frozenset(
 )
 
 
-def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
-    """The 12-field record of a canonical store, read without the flexible-key search."""
+def _canonical(item: dict[str, Any], path: str, line: int, strings: dict[str, str]) -> Draft | None:
+    """The 12-field record of a canonical store, read without the flexible-key search; its
+    entity and source are the first copy `strings` holds."""
     if len(item) != 12 or not _CANONICAL.issuperset(item):
         return None
     entity, claim, slot, value, given = item["entity"], item["claim"], item["slot"], item["value"], item["id"]
@@ -346,9 +350,13 @@ def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
     for optional in (valid_from, valid_to, verb, item["source"], item["source_class"]):
         if optional is not None and type(optional) is not str:
             return None
-    claim, entity, slot, value = claim.strip(), entity.strip(), slot.strip(), value.strip()
+    claim, slot, value = claim.strip(), slot.strip(), value.strip()
+    entity = strings.setdefault(entity := entity.strip(), entity)
     if not claim or not entity:
         return None
+    source = item["source"]
+    if source:
+        source = strings.setdefault(source, source)
     full = bool(slot and value)
     return Draft(
         entity=entity, claim=claim, path=path, line=line,
@@ -357,13 +365,13 @@ def _canonical(item: dict[str, Any], path: str, line: int) -> Draft | None:
         observed_at=parse_date(observed) if observed else None,
         valid_from=parse_date(valid_from) if valid_from else None,
         valid_to=parse_date(valid_to) if valid_to else None,
-        source=item["source"] or None, source_class=item["source_class"],
+        source=source or None, source_class=item["source_class"],
         status_verb=verb.strip() if verb else "", given_id=given, shape="json",
     )
 
 
-def _record(item: dict[str, Any], entity: str, path: str, line: int) -> Draft | None:
-    fast = _canonical(item, path, line)
+def _record(item: dict[str, Any], entity: str, path: str, line: int, strings: dict[str, str]) -> Draft | None:
+    fast = _canonical(item, path, line, strings)
     if fast is not None:
         return fast
     get = item.get  # or-chains: this runs once per record of a million-line store

@@ -104,7 +104,7 @@ def fact_problem(fact: Any) -> str | None:
         value = fact.get(key)
         if value not in (None, "") and parse_date(value) is None:
             return f"{key} {value!r} is not a date"
-    if _record(dict(fact), "", CANDIDATE, 1) is None:
+    if _record(dict(fact), "", CANDIDATE, 1, {}) is None:
         return "it has no claim and no slot/value pair"
     return None
 
