@@ -37,6 +37,12 @@ class _Phrase:
     anchors: tuple[str, ...]
     undated: list[Retraction] = field(default_factory=list)
     newest: Retraction | None = None
+    words: frozenset[str] = frozenset()
+    distinct: bool = True  # no anchor word twice
+
+    def __post_init__(self) -> None:
+        self.words = frozenset(self.anchors)
+        self.distinct = len(self.words) == len(self.anchors)
 
     def add(self, retraction: Retraction) -> None:
         fact = retraction[0]
@@ -96,11 +102,13 @@ def _matches(
         anchors = retraction[1].anchors
         phrases.setdefault(anchors, _Phrase(anchors)).add(retraction)
         by_head.setdefault(anchors[-1], _Phrase(anchors[-1:])).add(retraction)
-    by_word: dict[str, list[_Phrase]] = {}
+    by_word: dict[str, list[_Phrase]] = {}  # the first _PHRASES_PER_WORD phrases holding a word
     for phrase in phrases.values():
         if len(phrase.anchors) > 1:
             for word in phrase.anchors:
-                by_word.setdefault(word, []).append(phrase)
+                listed = by_word.setdefault(word, [])
+                if len(listed) < _PHRASES_PER_WORD:
+                    listed.append(phrase)
     spelled = _spellings(ctx, set(by_head) | set(by_word))
     triggers = {fact.order for fact, _ in retractions}
     needed = _needed(ctx, facts, retractions)
@@ -150,11 +158,14 @@ def _match(
         if retraction is not None and not _narrative(fact, retraction[0]):
             candidates.append((retraction, word))
     for word in words & by_word.keys():
-        for phrase in by_word[word][:_PHRASES_PER_WORD]:
-            shared = [w for w in phrase.anchors if w in words]
-            retraction = phrase.trigger_for(fact) if len(shared) >= 2 else None
+        for phrase in by_word[word]:
+            # the shared words counted as a set, in C, unless a word is in the phrase twice
+            shared = len(phrase.words & words) if phrase.distinct else sum(w in words for w in phrase.anchors)
+            if shared < 2:  # one shared word, as for most phrases reached: no match
+                continue
+            retraction = phrase.trigger_for(fact)
             if retraction is not None and not _narrative(fact, retraction[0]):
-                candidates.append((retraction, " ".join(shared)))
+                candidates.append((retraction, " ".join(w for w in phrase.anchors if w in words)))
     return min(candidates, key=lambda c: c[0][0].order) if candidates else None
 
 
