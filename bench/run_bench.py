@@ -383,6 +383,12 @@ class Startup:
     repo_hook_ms: float | None = None  # the same hook run in a repository of REPO_FILES files
     repo_hook_ratio: float | None = None
     repo_note: str | None = None
+    # `python -c "import ..."` of the standard modules the hook loads, none of its own: what
+    # any hook written on the same modules pays before it reads a byte
+    stdlib_ms: float | None = None
+    stdlib_ratio: float | None = None
+    stdlib_modules: int = 0
+    stdlib_note: str | None = None
     error: str | None = None
 
 
@@ -449,6 +455,13 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
         result.hook_ratio = result.hook_ms / result.python_ms
     except BenchError as exc:
         result.hook_note = str(exc).splitlines()[0]
+    try:
+        modules = hook_modules(runner, folder)
+        result.stdlib_modules = len(modules)
+        result.stdlib_ms = _best(runner, ["-c", "import " + ", ".join(modules)], folder)
+        result.stdlib_ratio = result.stdlib_ms / result.python_ms
+    except BenchError as exc:
+        result.stdlib_note = str(exc).splitlines()[0]
     repo, result.repo_note = repo_dir(runner)
     if repo is not None:
         try:
@@ -457,6 +470,34 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
         except BenchError as exc:
             result.repo_note = str(exc).splitlines()[0]
     return result
+
+
+# Runs the hook in process and lists the modules it loaded that are not the package's own.
+_HOOK_MODULES = f"""
+import os, sys
+before = set(sys.modules)
+from memory_autopsy.cli import main
+null = os.open(os.devnull, os.O_WRONLY)
+saved = os.dup(1)
+os.dup2(null, 1)
+main(["hook", "{THREE}"])
+sys.stdout.flush()
+os.dup2(saved, 1)
+loaded = set(sys.modules) - before
+print(" ".join(sorted(m for m in loaded if m.split(".")[0] != "memory_autopsy")))
+"""
+
+
+def hook_modules(runner: Runner, folder: Path) -> list[str]:
+    """The standard (and third-party) modules a hook run on three.md imports."""
+    listing = runner.cache / "hook-modules.txt"
+    run = runner.run(["-c", _HOOK_MODULES], stdout=listing, timeout=60, cwd=folder)
+    if run.code != 0:
+        raise BenchError(f"listing the hook's modules: exit {run.code}\n{run.stderr_tail}")
+    modules = listing.read_text(encoding="utf-8").split()
+    if not modules:
+        raise BenchError("listing the hook's modules: none listed")
+    return modules
 
 
 def _best(runner: Runner, args: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> float:
@@ -692,6 +733,10 @@ def _print_startup(st: Startup) -> None:
     repo = f"{fmt(st.repo_hook_ms, '8.1f'):>8}  {fmt(st.repo_hook_ratio, '6.2f'):>6}"
     repo_note = f"  ({st.repo_note})" if st.repo_note else ""
     print(f"  {f'hook, {REPO_FILES // 1000}k-file repo':<21}{repo}{repo_note}")
+    stdlib = f"{fmt(st.stdlib_ms, '8.1f'):>8}  {fmt(st.stdlib_ratio, '6.2f'):>6}"
+    stdlib_note = f"  ({st.stdlib_note})" if st.stdlib_note else ""
+    print(f"  {f'its {st.stdlib_modules} std modules':<21}{stdlib}{stdlib_note}  "
+          "(`python -c \"import ...\"` of the modules the hook loads that are not its own)")
     if st.error:
         print(f"  error: {indent(st.error)}")
 

@@ -84,3 +84,18 @@ def test_doubling_tiny(tmp_path: Path) -> None:
     assert [r["shape"] for r in doc["results"]] == ["graph", "slot"]
     for r in doc["results"]:
         assert r["error"] is None and r["ratio"] is not None and r["status"] in ("met", "NOT met")
+
+
+def test_the_hooks_standard_modules_import_on_their_own(tmp_path: Path) -> None:
+    """The start-up floor: the modules a hook run loads that are not the package's own, which a
+    bare `python -c "import ..."` must be able to import (the floor times exactly that)."""
+    import run_bench
+    from common import Runner
+
+    runner = Runner(tmp_path, timeout=60, mem_limit_gib=0)
+    modules = run_bench.hook_modules(runner, run_bench.startup_dir(runner))
+    assert {"argparse", "json", "re"} <= set(modules)
+    assert not [m for m in modules if m.split(".")[0] == "memory_autopsy"]
+    done = subprocess.run([sys.executable, "-c", "import " + ", ".join(modules)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
