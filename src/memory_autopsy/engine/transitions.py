@@ -38,11 +38,9 @@ class _Phrase:
     undated: list[Retraction] = field(default_factory=list)
     newest: Retraction | None = None
     words: frozenset[str] = frozenset()
-    distinct: bool = True  # no anchor word twice
 
     def __post_init__(self) -> None:
         self.words = frozenset(self.anchors)
-        self.distinct = len(self.words) == len(self.anchors)
 
     def add(self, retraction: Retraction) -> None:
         fact = retraction[0]
@@ -109,6 +107,7 @@ def _matches(
                 listed = by_word.setdefault(word, [])
                 if len(listed) < _PHRASES_PER_WORD:
                     listed.append(phrase)
+    pairs = _pairs(by_word)
     spelled = _spellings(ctx, set(by_head) | set(by_word))
     triggers = {fact.order for fact, _ in retractions}
     needed = _needed(ctx, facts, retractions)
@@ -123,7 +122,7 @@ def _matches(
             continue
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
             continue
-        match = _match(fact, words, by_head, by_word)
+        match = _match(fact, words, by_head, pairs)
         if match is not None and _asserts(ctx, fact, body, match[1]):
             yield (fact, *match)
 
@@ -149,23 +148,41 @@ def _needed(
     return needed
 
 
+# word -> another word -> the phrases listed under the first that hold the second (the word
+# itself when a phrase holds it twice)
+Pairs = dict[str, dict[str, list[_Phrase]]]
+
+
+def _pairs(by_word: dict[str, list[_Phrase]]) -> Pairs:
+    """A phrase of several words flags a fact sharing two of them: indexed by word pairs, a
+    fact finds those phrases through two of its words at once, in C, where looking through
+    each of its words' phrases (64 a word on a hot entity) took the layer's time."""
+    pairs: Pairs = {}
+    for word, listed in by_word.items():
+        partners: dict[str, list[_Phrase]] = {}
+        for phrase in listed:
+            for other in phrase.words:
+                if other != word or phrase.anchors.count(word) > 1:
+                    partners.setdefault(other, []).append(phrase)
+        pairs[word] = partners
+    return pairs
+
+
 def _match(
-    fact: Fact, words: set[str], by_head: dict[str, _Phrase], by_word: dict[str, list[_Phrase]]
+    fact: Fact, words: set[str], by_head: dict[str, _Phrase], pairs: Pairs
 ) -> tuple[Retraction, str] | None:
     candidates: list[tuple[Retraction, str]] = []
     for word in words & by_head.keys():
         retraction = by_head[word].trigger_for(fact)
         if retraction is not None and not _narrative(fact, retraction[0]):
             candidates.append((retraction, word))
-    for word in words & by_word.keys():
-        for phrase in by_word[word]:
-            # the shared words counted as a set, in C, unless a word is in the phrase twice
-            shared = len(phrase.words & words) if phrase.distinct else sum(w in words for w in phrase.anchors)
-            if shared < 2:  # one shared word, as for most phrases reached: no match
-                continue
-            retraction = phrase.trigger_for(fact)
-            if retraction is not None and not _narrative(fact, retraction[0]):
-                candidates.append((retraction, " ".join(w for w in phrase.anchors if w in words)))
+    for word in words & pairs.keys():  # a phrase sharing two words (or one twice) with the fact
+        partners = pairs[word]
+        for other in words & partners.keys():
+            for phrase in partners[other]:
+                retraction = phrase.trigger_for(fact)
+                if retraction is not None and not _narrative(fact, retraction[0]):
+                    candidates.append((retraction, " ".join(w for w in phrase.anchors if w in words)))
     return min(candidates, key=lambda c: c[0][0].order) if candidates else None
 
 
