@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import chain
 from typing import NamedTuple
 
 from memory_autopsy.engine.context import Context
@@ -83,18 +81,14 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
-    """Block by word-deletion keys (claims one word apart), then let trigram cosine decide. A
-    claim holding no key another claim of the group holds can neither match nor be matched
-    (three claims in four, in a large store): the keys are counted first, in C, and such a
-    claim is passed over."""
-    keyed = [(i, deletion_keys(words)) for i, fact in enumerate(facts) if len(words := ctx.norm_body(fact).split()) > 1]
-    held = Counter(chain.from_iterable(keys for _, keys in keyed))
+    """Block by word-deletion keys (claims one word apart), then let trigram cosine decide."""
     buckets: dict[Key, list[int]] = {}
     grams: dict[int, frozenset[str]] = {}
-    for i, keys in keyed:
-        if max(map(held.__getitem__, keys)) < 2:
+    for i, fact in enumerate(facts):
+        words = ctx.norm_body(fact).split()
+        if len(words) < 2:
             continue
-        fact = facts[i]
+        keys = deletion_keys(words)
         match = _best_match(ctx, facts, grams, buckets, i, keys)
         if match is not None:
             j, score = match
@@ -204,29 +198,32 @@ def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], f
 def _restated(
     ctx: Context, unit: _Unit, prefix: Sequence[str], index: dict[str, list[_Unit]],
 ) -> tuple[Fact, float] | None:
-    fact = unit.fact
+    """The first unit of the index sharing a prefix word whose content words are alike. Alike is
+    shared content words (Jaccard). Under one label only the values count ("Git repo: x" and
+    "Git repo: y" differ). Under two labels the labels count too: a label is often the subject
+    ("Comments in code: English only" and "Blog content: English only" are two rules), unless
+    both values are long enumerations (LIST_WORDS content words or more): a list that long is
+    its own subject, where "English only, no emoji, short lines" is a policy two subjects share.
+    (Written out in the loop: a hot entity scores ~20 pairs a sentence.)"""
+    fact, label, words, value = unit.fact, unit.label, unit.words, unit.value
+    long_list = unit.listed and len(value) >= LIST_WORDS
     seen: set[int] = set()
     for word in prefix:
         for other in index.get(word, ()):
             if other.fact is fact or id(other) in seen:
                 continue
             seen.add(id(other))
-            score = _similarity(unit, other)
+            if label and label == other.label or long_list and other.listed and len(other.value) >= LIST_WORDS:
+                mine, theirs = value, other.value
+            else:
+                mine, theirs = words, other.words
+            shared = len(mine & theirs)
+            union = len(mine) + len(theirs) - shared  # counted, not built
+            score = shared / union if union else 0.0
             if score >= RESTATED and fact.status == other.fact.status \
                     and _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) and not _repeated_event(fact, other.fact):
                 return other.fact, score
     return None
-
-
-def _similarity(a: _Unit, b: _Unit) -> float:
-    """Shared content words (Jaccard). Under one label only the values count ("Git repo: x" and
-    "Git repo: y" differ). Under two labels the labels count too: a label is often the subject
-    ("Comments in code: English only" and "Blog content: English only" are two rules), unless
-    both values are long enumerations (LIST_WORDS content words or more): a list that long is
-    its own subject, where "English only, no emoji, short lines" is a policy two subjects share."""
-    if a.label and a.label == b.label or a.listed and b.listed and min(len(a.value), len(b.value)) >= LIST_WORDS:
-        return _jaccard(a.value, b.value)
-    return _jaccard(a.words, b.words)
 
 
 def _enumeration(value: str) -> bool:
@@ -237,12 +234,6 @@ def _enumeration(value: str) -> bool:
     if items < MIN_ITEMS or len(value) > MAX_LIST or "=" in value or any(map(str.isdigit, value)):
         return False
     return len(value.split()) <= ITEM_WORDS * items
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    shared = len(a & b)
-    union = len(a) + len(b) - shared  # counted, not built: a hot entity compares ~20 pairs a claim
-    return shared / union if union else 0.0
 
 
 def deletion_keys(words: Sequence[str]) -> list[Key]:
