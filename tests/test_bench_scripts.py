@@ -99,3 +99,20 @@ def test_the_hooks_standard_modules_import_on_their_own(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", "import " + ", ".join(modules)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_edited_start_up_row_edits_three_md_before_every_run(tmp_path: Path) -> None:
+    """The commit case of the start-up table: each timed run finds three.md with a fact it has
+    never seen, so the parse cache cannot answer for it."""
+    import run_bench
+    from common import Runner
+
+    runner = Runner(tmp_path, timeout=60, mem_limit_gib=0)
+    folder = run_bench.startup_dir(runner)
+    seen = tmp_path / "seen.txt"
+    probe = (f"import sys; text = open({run_bench.THREE!r}).read(); open({str(seen)!r}, 'a').write(text[-12:]); "
+             "sys.exit(0 if text.count('evicts after') == 1 else 1)")
+    ms = run_bench._best(runner, ["-c", probe], folder, before=lambda k: run_bench._edit_three(folder, k))
+    assert ms > 0
+    tails = seen.read_text().split("seconds\n")
+    assert len(set(t for t in tails if t)) == run_bench.STARTUP_RUNS + 1  # a new text each run
