@@ -101,18 +101,24 @@ def test_the_hooks_standard_modules_import_on_their_own(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_the_edited_start_up_row_edits_three_md_before_every_run(tmp_path: Path) -> None:
-    """The commit case of the start-up table: each timed run finds three.md with a fact it has
-    never seen, so the parse cache cannot answer for it."""
+def test_the_commit_case_takes_turns_with_an_unchanged_file(tmp_path: Path) -> None:
+    """The start-up table's commit case: the hook's runs on three.md as it is and on three.md
+    with a line it never held take turns, and every edited run sees a text of its own (the
+    parse cache cannot answer for it)."""
     import run_bench
     from common import Runner
 
     runner = Runner(tmp_path, timeout=60, mem_limit_gib=0)
     folder = run_bench.startup_dir(runner)
     seen = tmp_path / "seen.txt"
-    probe = (f"import sys; text = open({run_bench.THREE!r}).read(); open({str(seen)!r}, 'a').write(text[-12:]); "
-             "sys.exit(0 if text.count('evicts after') == 1 else 1)")
-    ms = run_bench._best(runner, ["-c", probe], folder, before=lambda k: run_bench._edit_three(folder, k))
-    assert ms > 0
-    tails = seen.read_text().split("seconds\n")
-    assert len(set(t for t in tails if t)) == run_bench.STARTUP_RUNS + 1  # a new text each run
+    record = (f"text = open({run_bench.THREE!r}).read()\n"
+              f"open({str(seen)!r}, 'a').write(text.splitlines()[-1] + '\\n')\n")
+    restore = lambda _: (folder / run_bench.THREE).write_text(run_bench.THREE_FACTS)  # noqa: E731
+    edit = lambda k: run_bench._edit_three(folder, k)  # noqa: E731
+    same, edited = run_bench._bests(runner, ["-c", record], folder, (0,), [restore, edit])
+    assert same > 0 and edited > 0
+    lines = seen.read_text().splitlines()
+    assert len(lines) == 2 * (run_bench.STARTUP_RUNS + 1)
+    original = run_bench.THREE_FACTS.splitlines()[-1]
+    assert lines[0::2] == [original] * (run_bench.STARTUP_RUNS + 1)  # turns: as it is, then edited
+    assert len(set(lines[1::2])) == run_bench.STARTUP_RUNS + 1 and original not in lines[1::2]
