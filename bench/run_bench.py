@@ -753,23 +753,24 @@ def _print_hook(hook: list[HookResult]) -> None:
             print(f"    error: {indent(h.error)}")
 
 
+def _startup_row(label: str, ms: float | None, ratio: float | None, note: str | None = None,
+                 what: str = "") -> None:
+    """One row of the start-up table: label, best ms, ratio to `python -c pass`, a failure's
+    note and what the row measures, each in parentheses."""
+    extra = (f"  ({note})" if note else "") + (f"  ({what})" if what else "")
+    print(f"  {label:<21}{fmt(ms, '8.1f'):>8}  {fmt(ratio, '6.2f'):>6}{extra}")
+
+
 def _print_startup(st: Startup) -> None:
     print(f"\nstart-up, best of {STARTUP_RUNS}   {'ms':>8}  {'ratio':>6}")
-    print(f"  python -c pass       {st.python_ms:>8.1f}  {1.0:>6.2f}")
-    print(f"  scan three.md        {fmt(st.scan_ms, '8.1f'):>8}  {fmt(st.scan_ratio, '6.2f'):>6}")
-    hook = f"{fmt(st.hook_ms, '8.1f'):>8}  {fmt(st.hook_ratio, '6.2f'):>6}"
-    note = f"  ({st.hook_note})" if st.hook_note else ""
-    print(f"  hook three.md        {hook}{note}")
-    changed = f"{fmt(st.changed_ms, '8.1f'):>8}  {fmt(st.changed_ratio, '6.2f'):>6}"
-    changed_note = f"  ({st.changed_note})" if st.changed_note else ""
-    print(f"  {'hook, three.md edited':<21}{changed}{changed_note}  (a new line before each run: the commit case)")
-    repo = f"{fmt(st.repo_hook_ms, '8.1f'):>8}  {fmt(st.repo_hook_ratio, '6.2f'):>6}"
-    repo_note = f"  ({st.repo_note})" if st.repo_note else ""
-    print(f"  {f'hook, {REPO_FILES // 1000}k-file repo':<21}{repo}{repo_note}")
-    stdlib = f"{fmt(st.stdlib_ms, '8.1f'):>8}  {fmt(st.stdlib_ratio, '6.2f'):>6}"
-    stdlib_note = f"  ({st.stdlib_note})" if st.stdlib_note else ""
-    print(f"  {f'its {st.stdlib_modules} std modules':<21}{stdlib}{stdlib_note}  "
-          "(`python -c \"import ...\"` of the modules the hook loads that are not its own)")
+    _startup_row("python -c pass", st.python_ms, 1.0)
+    _startup_row("scan three.md", st.scan_ms, st.scan_ratio)
+    _startup_row("hook three.md", st.hook_ms, st.hook_ratio, st.hook_note)
+    _startup_row("hook, three.md edited", st.changed_ms, st.changed_ratio, st.changed_note,
+                 "a new line before each run: the commit case")
+    _startup_row(f"hook, {REPO_FILES // 1000}k-file repo", st.repo_hook_ms, st.repo_hook_ratio, st.repo_note)
+    _startup_row(f"its {st.stdlib_modules} std modules", st.stdlib_ms, st.stdlib_ratio, st.stdlib_note,
+                 "`python -c \"import ...\"` of the modules the hook loads that are not its own")
     if st.error:
         print(f"  error: {indent(st.error)}")
 
