@@ -37,10 +37,6 @@ class _Phrase:
     anchors: tuple[str, ...]
     undated: list[Retraction] = field(default_factory=list)
     newest: Retraction | None = None
-    words: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        self.words = frozenset(self.anchors)
 
     def add(self, retraction: Retraction) -> None:
         fact = retraction[0]
@@ -161,7 +157,7 @@ def _pairs(by_word: dict[str, list[_Phrase]]) -> Pairs:
     for word, listed in by_word.items():
         partners: dict[str, list[_Phrase]] = {}
         for phrase in listed:
-            for other in phrase.words:
+            for other in set(phrase.anchors):
                 if other != word or phrase.anchors.count(word) > 1:
                     partners.setdefault(other, []).append(phrase)
         pairs[word] = partners
