@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 from memory_autopsy.cues import CUES, RETRACTS, WORDED
 from memory_autopsy.dates import day_of
@@ -13,6 +14,10 @@ from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
 from memory_autopsy.settings import Settings
 from memory_autopsy.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from memory_autopsy.engine.memo import GroupMemo
+    from memory_autopsy.model import Finding
 
 
 def fact_body(fact: Fact) -> str:
@@ -54,9 +59,16 @@ class Context:
     # counts only when they are this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
     cue_vocabulary: Vocabulary | None = None
+    # The findings of groups judged in earlier runs (engine.memo), on a large store with a cache.
+    memo: GroupMemo | None = None
 
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
+
+    def judged(self, layer: str, facts: Sequence[Fact], judge: Callable[[], Iterable[Finding]]) -> Iterable[Finding]:
+        """What `judge` finds in one group of facts, which it reads alone: kept by an earlier
+        run when the memo holds the same group, else judged now."""
+        return judge() if self.memo is None else self.memo.findings(layer, facts, judge)
 
     @property
     def vocabulary(self) -> Vocabulary:

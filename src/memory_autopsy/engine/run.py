@@ -52,8 +52,11 @@ def lint_store(
     focus = None
     if settings.focus is not None:
         focus = frozenset(entity_form(f.entity) for f in facts if f.path in settings.focus)
+    from memory_autopsy.engine.memo import memo_for  # it reads the cache's keys: ingest imports engine
+
+    memo = memo_for(settings, store.paths, len(facts))
     ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
-                  cue_vocabulary=store.cue_vocabulary)
+                  cue_vocabulary=store.cue_vocabulary, memo=memo)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     # Provenance and windows judge each file's facts alone: a focused run reads the focus only.
@@ -86,6 +89,8 @@ def lint_store(
     if extra_layer is not None:
         found += extra_layer(ctx, found)
     ctx.release()
+    if memo is not None:
+        memo.save()
     kept, suppressed = _apply_settings(found, settings, ctx)
     return Report(
         engine=settings.engine,

@@ -19,6 +19,7 @@ a run whose store settles a label otherwise derives that draft again and adds it
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
@@ -159,23 +160,16 @@ class ParseCache:
         self._write(key, entry)
 
     def _write(self, key: str, entry: dict[str, Any]) -> None:
-        target = self._file(key)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            import tempfile  # only a run that writes pays for it (with shutil and random)
-
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                _dump(entry, handle)
-            os.replace(temp, target)
+        if write_atomic(self._file(key), lambda handle: _dump(entry, handle)):
             self.written += 1
-        except (OSError, ValueError):
-            return  # a cache that cannot be written is a slower run, never a failed one
 
     def prune(self) -> None:
-        """Drop the least recently used entries until the folder is under its bound."""
+        """Drop the least recently used entries until the folder is under its bound (the
+        engine's kept findings, one entry per scope, count with the parse entries)."""
         entries = []
-        for folder in self.root.glob("??"):
+        for folder in [*self.root.glob("??"), self.root / ENGINE_FOLDER]:
+            if not folder.is_dir():
+                continue
             for entry in folder.iterdir():
                 try:
                     stat = entry.stat()
@@ -193,6 +187,30 @@ class ParseCache:
                 continue
 
 
+def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
+    """Write `target` through a temporary file beside it, then `os.replace`: a reader sees the
+    old entry or the new one, never part of one. False when it cannot be written (a cache that
+    cannot be written is a slower run, never a failed one)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only a run that writes pays for it (with shutil and random)
+
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                write(handle)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+# Where the engine keeps the findings of the layers that judge one group of facts alone.
+ENGINE_FOLDER = "engine"
 ROWS_PER_WRITE = 2000
 
 
@@ -220,11 +238,11 @@ def reader_key() -> str:
     return reader_digest(PACKAGE)
 
 
-def reader_digest(package: Path) -> str:
-    """The reader's code under `package` as a short digest (a file that cannot be read counts by
-    its name)."""
+def reader_digest(package: Path, modules: tuple[str, ...] = READER_MODULES) -> str:
+    """The code of `modules` under `package` as a short digest (a file that cannot be read
+    counts by its name)."""
     digest = hashlib.sha256()
-    for name in READER_MODULES:
+    for name in modules:
         target = package / name
         for path in sorted(target.glob("*.py")) if target.is_dir() else [target]:
             try:

@@ -1,0 +1,173 @@
+"""The engine's memo: on a large store with a cache, the findings of the layers that judge one
+group of facts alone are kept between runs; every run reports what a run without it reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from memory_autopsy.api import lint
+from memory_autopsy.engine import memo
+from memory_autopsy.settings import Settings
+
+FACTS = memo.MIN_FACTS + 400
+
+
+def _records(n: int) -> list[dict[str, object]]:
+    """n records over 200 services: slots filled with other values at other dates, prose said
+    twice in other words, and retractions, so every kept layer has findings."""
+    records: list[dict[str, object]] = []
+    for i in range(n):
+        service = f"svc-{i % 200}"
+        day = f"2026-{1 + i // 400 % 12:02d}-{1 + i % 28:02d}"
+        kind = i // 200 % 6
+        if kind == 0:
+            records.append({"entity": service, "slot": "database", "value": f"PostgreSQL {12 + i // 200 % 4}",
+                            "observed_at": day})
+        elif kind == 5:
+            records.append({"entity": service, "slot": "owner", "value": f"team {'abcdefg'[i // 200 % 7]}",
+                            "observed_at": day})
+        elif kind == 1:
+            records.append({"entity": service, "claim": f"the {service} deploy pipeline runs nightly on "
+                            f"the blue cluster and pages the platform team", "observed_at": day})
+        elif kind == 2:
+            records.append({"entity": service, "claim": f"nightly the {service} deploy pipeline runs on the "
+                            f"blue cluster and it pages the platform team", "observed_at": day})
+        elif kind == 3:
+            records.append({"entity": service, "claim": "the session cache runs on Redis", "observed_at": day})
+        else:
+            records.append({"entity": service, "claim": "switched from Redis to Valkey for the session cache",
+                            "observed_at": day})
+    return records
+
+
+def _write(path: Path, records: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "store.jsonl"
+    _write(path, _records(FACTS))
+    return path
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted((cache / "v1" / "engine").glob("*.json"))
+
+
+def test_cold_warm_and_edited_runs_report_what_a_run_without_it_does(tmp_path: Path, store: Path) -> None:
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    plain = lint([str(store)], Settings())
+    assert {f.rule for f in plain.findings} >= {"near_duplicate", "contradicted_implicit", "stale",
+                                                  "contradicted_explicit"}
+    cold = lint([str(store)], cached)
+    (entry,) = _entries(tmp_path / "cache")
+    groups = json.loads(entry.read_text(encoding="utf-8"))["groups"]
+    assert len(groups) > 100
+    warm = lint([str(store)], cached)
+    assert cold.findings == warm.findings == plain.findings
+    records = _records(FACTS)
+    records[7]["observed_at"] = "2027-01-01"  # one line changed in place: its date, not its claim
+    records.append({"entity": "svc-3", "slot": "database", "value": "CockroachDB 24", "observed_at": "2027-01-01"})
+    _write(store, records)
+    edited = lint([str(store)], cached)
+    assert edited.findings == lint([str(store)], Settings()).findings != plain.findings
+    _write(store, [{"entity": "svc-0", "claim": "keeps a runbook"}, *records])  # every line moves down
+    moved = lint([str(store)], cached)
+    assert moved.findings == lint([str(store)], Settings()).findings
+    assert [f.line for f in moved.findings] != [f.line for f in edited.findings]
+    assert len(_entries(tmp_path / "cache")) == 1  # one entry per scope, rewritten
+
+
+def test_a_kept_group_is_what_the_run_reports(tmp_path: Path, store: Path) -> None:
+    """The entry is read: a kept finding's message, rewritten in the entry, is what the next run
+    reports (the entry is keyed by the group's facts, not checked against them)."""
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    lint([str(store)], cached)
+    (entry,) = _entries(tmp_path / "cache")
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    key, rows = next((k, rows) for k, rows in data["groups"].items() if rows)
+    rows[0][7] = "kept by an earlier run"
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    assert "kept by an earlier run" in {f.message for f in lint([str(store)], cached).findings}
+
+
+@pytest.mark.parametrize("bad", ["{not json", "[]", '{"salt": 1, "groups": []}', "GROUPS"])
+def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, bad: str) -> None:
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    expected = lint([str(store)], cached).findings
+    (entry,) = _entries(tmp_path / "cache")
+    if bad == "GROUPS":  # the right salt, rows of another shape in every group
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        data["groups"] = {key: [[1, 2, 3]] if n % 2 else "x" for n, key in enumerate(data["groups"])}
+        bad = json.dumps(data)
+    entry.write_text(bad, encoding="utf-8")
+    assert lint([str(store)], cached).findings == expected
+    rewritten = json.loads(entry.read_text(encoding="utf-8"))
+    assert rewritten["groups"] and all(type(rows) is list for rows in rewritten["groups"].values())
+    assert lint([str(store)], cached).findings == expected
+
+
+def test_the_hook_with_a_warm_memo_reports_what_it_reports_without_a_cache(tmp_path: Path) -> None:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    records = _records(FACTS)
+    _write(memory / "a.jsonl", records[: FACTS // 2])
+    _write(memory / "b.jsonl", records[FACTS // 2 :])
+    runs = []
+    for _ in range(2):
+        runs.append(run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path))
+    assert _entries(tmp_path / ".memory-autopsy-cache")
+    with (memory / "b.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"entity": "svc-9", "slot": "owner", "value": "team z"}) + "\n")
+    runs.append(run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path))
+    plain = run_cli("hook", "--format", "json", "--no-cache", "memory/b.jsonl", cwd=tmp_path)
+    assert runs[0] == runs[1] and runs[0].code == 1
+    assert runs[2] == plain and runs[2] != runs[0]
+
+
+def test_a_small_store_keeps_no_entry(tmp_path: Path) -> None:
+    path = tmp_path / "store.jsonl"
+    _write(path, _records(memo.MIN_FACTS - 1))
+    lint([str(path)], Settings(parse_cache=str(tmp_path / "cache")))
+    assert not _entries(tmp_path / "cache")
+    assert list((tmp_path / "cache").rglob("*.json"))  # the parse entries
+
+
+def test_the_words_and_the_engines_code_are_part_of_the_key(tmp_path: Path, store: Path) -> None:
+    from memory_autopsy.ingest.cache import PACKAGE
+    from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
+
+    lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
+    other = DEFAULT_VOCABULARY.extended(anchors={"deploys to": "deploy_target"})
+    lint([str(store)], Settings(parse_cache=str(tmp_path / "cache"), vocabulary=other))
+    assert len(_entries(tmp_path / "cache")) == 2
+    copy = tmp_path / "pkg"
+    for name in memo.ENGINE_MODULES:
+        source = PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy.mkdir(exist_ok=True)
+            shutil.copy(source, copy / name)
+    from memory_autopsy.ingest.cache import reader_digest
+
+    assert reader_digest(copy, memo.ENGINE_MODULES) == memo.engine_key()
+    (copy / "engine" / "slots.py").write_text("# another layer\n", encoding="utf-8")
+    assert reader_digest(copy, memo.ENGINE_MODULES) != memo.engine_key()
+
+
+def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> None:
+    from memory_autopsy.ingest.cache import ParseCache
+
+    lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
+    (entry,) = _entries(tmp_path / "cache")
+    ParseCache(tmp_path / "cache", max_bytes=entry.stat().st_size - 1).prune()
+    assert not _entries(tmp_path / "cache") or not list((tmp_path / "cache" / "v1").glob("??/*.json"))
+    ParseCache(tmp_path / "cache", max_bytes=0).prune()
+    assert not list((tmp_path / "cache").rglob("*.json"))
