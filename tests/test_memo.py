@@ -17,12 +17,12 @@ from memory_autopsy.settings import Settings
 FACTS = memo.MIN_FACTS + 400
 
 
-def _records(n: int) -> list[dict[str, object]]:
+def _records(n: int, name: str = "svc") -> list[dict[str, object]]:
     """n records over 200 services: slots filled with other values at other dates, prose said
-    twice in other words, and retractions, so every kept layer has findings."""
+    twice in other words, and retractions, so every layer has findings."""
     records: list[dict[str, object]] = []
     for i in range(n):
-        service = f"svc-{i % 200}"
+        service = f"{name}-{i % 200}"
         day = f"2026-{1 + i // 400 % 12:02d}-{1 + i % 28:02d}"
         kind = i // 200 % 6
         if kind == 0:
@@ -116,15 +116,15 @@ def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, ba
 def test_the_hook_with_a_warm_memo_reports_what_it_reports_without_a_cache(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()
-    records = _records(FACTS)
-    _write(memory / "a.jsonl", records[: FACTS // 2])
-    _write(memory / "b.jsonl", records[FACTS // 2 :])
+    _write(memory / "a.jsonl", _records(FACTS // 2))
+    _write(memory / "b.jsonl", _records(FACTS // 2, "api"))  # other claims: not a block pasted from a
     runs = []
     for _ in range(2):
         runs.append(run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path))
     assert _entries(tmp_path / ".memory-autopsy-cache")
     with (memory / "b.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"entity": "svc-9", "slot": "owner", "value": "team z"}) + "\n")
+        handle.write(json.dumps({"entity": "api-9", "claim": "the api-9 deploy pipeline runs nightly on the blue "
+                                 "cluster and pages the platform team too"}) + "\n")
     runs.append(run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path))
     plain = run_cli("hook", "--format", "json", "--no-cache", "memory/b.jsonl", cwd=tmp_path)
     assert runs[0] == runs[1] and runs[0].code == 1

@@ -1,6 +1,8 @@
 """Findings of the layers that judge one group of facts alone, kept between runs beside the
 parse cache: on a large store, the hook after a one-line change judges again only the groups
-the change touched.
+the change touched. The near-duplicate layer keeps its groups (one entity's prose in one file):
+the costliest judge per fact. A slot group is judged faster than it is digested and read back
+(measured on the 100k bench store), so the slot layer keeps none.
 
 A group's findings are a function of the group's facts (every field, its line and store
 order included), the tool's code and the run's words (vocabulary, lexicon); nothing else of

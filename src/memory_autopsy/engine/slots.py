@@ -10,7 +10,6 @@ against the distinct values of the newest date, so a newest date holding more th
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import partial
 
 from memory_autopsy.claims import compare_values, is_versioned_slot, value_shape, version_key
 from memory_autopsy.dates import day_of
@@ -37,7 +36,7 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
             continue
         if files is not None and not any(f.path in files for f in facts):
             continue  # every finding of a group is about its facts: none touches a changed file
-        yield from ctx.judged("slots", facts, partial(_group, ctx, facts[0].slot.split("|")[0], facts))
+        yield from _group(ctx, facts[0].slot.split("|")[0], facts)
 
 
 def _status_cell(ctx: Context, fact: Fact) -> bool:
