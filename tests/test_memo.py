@@ -1,5 +1,5 @@
-"""The engine's memo: on a large store with a cache, the findings of the layers that judge one
-group of facts alone are kept between runs; every run reports what a run without it reports."""
+"""The engine's memo: on a large store with a cache, the findings of the layers that judge each
+entity alone are kept between runs; every run reports what a run without it reports."""
 
 from __future__ import annotations
 
@@ -113,15 +113,17 @@ def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, ba
     assert lint([str(store)], cached).findings == expected
 
 
-def test_the_hook_with_a_warm_memo_reports_what_it_reports_without_a_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("files", [1, 2])
+def test_the_hook_reports_what_it_reports_without_a_cache(tmp_path: Path, files: int) -> None:
+    """A store of one file, changed, is judged whole: its entities are kept. A hook on one file
+    of two reads the other's claims for its copies (a focused run): it keeps nothing."""
     memory = tmp_path / "memory"
     memory.mkdir()
-    _write(memory / "a.jsonl", _records(FACTS // 2))
-    _write(memory / "b.jsonl", _records(FACTS // 2, "api"))  # other claims: not a block pasted from a
-    runs = []
-    for _ in range(2):
-        runs.append(run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path))
-    assert _entries(tmp_path / ".memory-autopsy-cache")
+    _write(memory / "b.jsonl", _records(FACTS, "api"))
+    if files == 2:
+        _write(memory / "a.jsonl", _records(FACTS))
+    runs = [run_cli("hook", "--format", "json", "memory/b.jsonl", cwd=tmp_path) for _ in range(2)]
+    assert bool(_entries(tmp_path / ".memory-autopsy-cache")) is (files == 1)
     with (memory / "b.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"entity": "api-9", "claim": "the api-9 deploy pipeline runs nightly on the blue "
                                  "cluster and pages the platform team too"}) + "\n")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
 
 from memory_autopsy.cues import CUES, RETRACTS, WORDED
 from memory_autopsy.dates import day_of
@@ -14,10 +13,6 @@ from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
 from memory_autopsy.settings import Settings
 from memory_autopsy.vocabulary import Vocabulary
-
-if TYPE_CHECKING:
-    from memory_autopsy.engine.memo import GroupMemo
-    from memory_autopsy.model import Finding
 
 
 def fact_body(fact: Fact) -> str:
@@ -59,16 +54,20 @@ class Context:
     # counts only when they are this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
     cue_vocabulary: Vocabulary | None = None
-    # The findings of groups judged in earlier runs (engine.memo), on a large store with a cache.
-    memo: GroupMemo | None = None
-
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
 
-    def judged(self, layer: str, facts: Sequence[Fact], judge: Callable[[], Iterable[Finding]]) -> Iterable[Finding]:
-        """What `judge` finds in one group of facts, which it reads alone: kept by an earlier
-        run when the memo holds the same group, else judged now."""
-        return judge() if self.memo is None else self.memo.findings(layer, facts, judge)
+    def narrowed(self, forms: Iterable[str]) -> Context:
+        """This run's context with only `forms` in focus (the entities the memo holds no
+        findings for), its groups taken from this one's: the layers that judge each entity
+        alone read those entities only, as in this run."""
+        wanted = set(forms)
+        groups, active, every = self._groups
+        ctx = Context(self.facts, self.settings, self._norm, focus_forms=frozenset(wanted),
+                      cue_lexicon=self.cue_lexicon, cue_vocabulary=self.cue_vocabulary)
+        ctx.__dict__["_groups"] = ({form: facts for form, facts in groups.items() if form in wanted},
+                                   {form: facts for form, facts in active.items() if form in wanted}, every)
+        return ctx
 
     @property
     def vocabulary(self) -> Vocabulary:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import NamedTuple
 
 from memory_autopsy.engine.context import Context
@@ -74,14 +74,10 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
                 by_file.setdefault(fact.path, []).append(fact)
         for prose in by_file.values():
             if len(prose) > 1:
-                yield from ctx.judged("near", prose, partial(_near_in_file, ctx, prose))
-
-
-def _near_in_file(ctx: Context, prose: list[Fact]) -> list[Finding]:
-    """One entity's prose in one file: near copies, then restatements of what is left."""
-    found = list(_near_in_entity(ctx, prose))
-    taken = {f.fact_ids[0] for f in found}
-    return found + list(_restatements(ctx, [f for f in prose if f.id not in taken]))
+                found = list(_near_in_entity(ctx, prose))
+                yield from found
+                taken = {f.fact_ids[0] for f in found}
+                yield from _restatements(ctx, [f for f in prose if f.id not in taken])
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:

@@ -1,18 +1,18 @@
-"""Findings of the layers that judge one group of facts alone, kept between runs beside the
-parse cache: on a large store, the hook after a one-line change judges again only the groups
-the change touched. The near-duplicate layer keeps its groups (one entity's prose in one file):
-the costliest judge per fact. A slot group is judged faster than it is digested and read back
-(measured on the 100k bench store), so the slot layer keeps none.
+"""Findings of the layers that judge each entity alone (engine.run.per_entity: copies, near
+copies, explicit retractions, slot conflicts), kept between runs beside the parse cache: on a
+large store, a run after a one-line change judges again only the entities the change touched.
 
-A group's findings are a function of the group's facts (every field, its line and store
-order included), the tool's code and the run's words (vocabulary, lexicon); nothing else of
-the store is read. So a group is keyed by a digest of its facts as written (`repr` of each
-fact: every field, in C) under a salt of the version, the engine's code and the words, and a
-group whose key was judged before takes its findings from the entry instead of the layer.
-One entry per scope (the paths a run reads) holds the groups of its last run and, up to as
-many again, of the runs before (a hook that changes one file, then another). Plain JSON,
-never pickle (the folder sits in a working tree); written atomically; an entry that is
-corrupt or of another shape is a miss and is rewritten whole; the parse cache's bound counts
+An entity's findings from those layers are a function of its facts (every field, its line and
+store order included), which of them a pasted block holds (blocks are found store-wide and set
+aside), the tool's code and the run's words and date (vocabulary, lexicon, as-of); nothing else
+of the store is read. So an entity is keyed by a digest of its facts as written (`repr` of each
+fact: every field, in C) and its facts in pasted blocks, under a salt of the version, the
+engine's code and the words, and an entity whose key was judged before takes its findings
+from the entry. A run focused on changed files (the hook in a store of several files) reads
+other files' claims for its copies: it keeps nothing. One entry per scope (the paths a run
+reads) holds the entities of its last run and, up to as many again, of the runs before.
+Plain JSON, never pickle (the folder sits in a working tree); written atomically; an entry
+that is corrupt or of another shape is a miss and is rewritten; the parse cache's bound counts
 it.
 """
 
@@ -21,12 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from memory_autopsy import __version__
+from memory_autopsy.engine.context import Context
 from memory_autopsy.ingest.cache import (
     ENGINE_FOLDER,
     FORMAT,
@@ -37,7 +38,8 @@ from memory_autopsy.ingest.cache import (
     write_atomic,
 )
 from memory_autopsy.lexicon import default_lexicon
-from memory_autopsy.model import Fact, Finding, Location, Severity
+from memory_autopsy.model import Finding, Location, Severity
+from memory_autopsy.normalize import entity_form
 from memory_autopsy.settings import Settings
 
 # Below this many facts a store is judged faster than its entry is read and written.
@@ -56,17 +58,17 @@ def engine_key() -> str:
     return reader_digest(PACKAGE, ENGINE_MODULES)
 
 
-def memo_for(settings: Settings, paths: Sequence[str], facts: int) -> GroupMemo | None:
-    """The run's memo: with a cache folder and a store large enough to gain from it."""
-    if not settings.parse_cache or facts < MIN_FACTS:
+def memo_for(settings: Settings, paths: Sequence[str], facts: int) -> EntityMemo | None:
+    """The run's memo: with a cache folder, no focus and a store large enough to gain from it."""
+    if not settings.parse_cache or settings.focus is not None or facts < MIN_FACTS:
         return None
-    return GroupMemo(Path(settings.parse_cache), settings, paths)
+    return EntityMemo(Path(settings.parse_cache), settings, paths)
 
 
-class GroupMemo:
+class EntityMemo:
     def __init__(self, root: Path, settings: Settings, paths: Sequence[str]) -> None:
         salt = "\0".join((__version__, engine_key(), vocabulary_key(settings.vocabulary),
-                          lexicon_key(settings.lexicon or default_lexicon())))
+                          lexicon_key(settings.lexicon or default_lexicon()), settings.as_of or ""))
         scope = hashlib.sha256("\0".join([salt, *sorted(paths)]).encode("utf-8", "surrogatepass"))
         self.salt = salt
         self.target = root / FORMAT / ENGINE_FOLDER / f"{scope.hexdigest()}.json"
@@ -74,27 +76,46 @@ class GroupMemo:
         self.used: dict[str, list[Any]] = {}
         self.hits = self.misses = 0
 
-    def findings(self, layer: str, facts: Sequence[Fact], judge: Callable[[], Iterable[Finding]]) -> list[Finding]:
-        """What `judge` finds in `facts` (one group, as `layer` reads it): kept, or judged now."""
-        text = layer + "\0" + "".join(map(tuple.__repr__, facts))
-        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        rows = self.kept.get(key)
-        if rows is not None:
-            found = _decoded(rows)
-            if found is not None:
-                self.used[key] = rows
-                self.hits += 1
+    def findings(self, ctx: Context, in_blocks: set[int], judge: Callable[[Context, set[int]], list[Finding]]
+                 ) -> list[Finding]:
+        """What `judge` finds in every entity of the run: kept, or judged now for the entities
+        the entry does not hold (all at once, on a context narrowed to them)."""
+        found: list[Finding] = []
+        missing: dict[str, str] = {}  # entity form -> its key
+        for form, facts in ctx.by_entity.items():
+            text = "".join(map(tuple.__repr__, facts))
+            if in_blocks:
+                text += repr([fact.order for fact in facts if fact.order in in_blocks])
+            key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            rows = self.kept.get(key)
+            kept = None if rows is None else _decoded(rows)
+            if rows is None or kept is None:
+                missing[form] = key
+                continue
+            found += kept
+            self.used[key] = rows
+            self.hits += 1
+        if not missing:
+            return found
+        fresh = judge(ctx.narrowed(missing), in_blocks)
+        found += fresh
+        self.misses += len(missing)
+        by_form: dict[str, list[Finding]] = {form: [] for form in missing}
+        for finding in fresh:
+            listed = by_form.get(entity_form(finding.entity))
+            if listed is None:  # a finding of no judged entity: keep nothing of this run's
                 return found
-        found = list(judge())
-        encoded = [_encoded(finding) for finding in found]
-        if None not in encoded:
-            self.used[key] = encoded
-        self.misses += 1
+            listed.append(finding)
+        for form, its in by_form.items():
+            encoded = [_encoded(finding) for finding in its]
+            if None not in encoded:
+                self.used[missing[form]] = encoded
         return found
 
     def save(self) -> None:
-        """Write this run's groups (and as many again of earlier runs), unless nothing changed."""
-        if not self.misses and len(self.used) == len(self.kept):
+        """Write this run's entities (and up to as many again of earlier runs) when it judged
+        any: otherwise the entry holds every one it read already."""
+        if not self.misses:
             return
         earlier = [(key, rows) for key, rows in self.kept.items() if key not in self.used]
         groups = dict(self.used)

@@ -56,7 +56,7 @@ def lint_store(
 
     memo = memo_for(settings, store.paths, len(facts))
     ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
-                  cue_vocabulary=store.cue_vocabulary, memo=memo)
+                  cue_vocabulary=store.cue_vocabulary)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     # Provenance and windows judge each file's facts alone: a focused run reads the focus only.
@@ -68,12 +68,7 @@ def lint_store(
     found += hygiene.look_alikes(store, ctx)
     pasted, in_blocks = blocks.find(ctx)
     found += pasted
-    exact, copies = duplicates.exact(ctx, in_blocks)
-    found += exact
-    found += duplicates.near(ctx, copies)
-    explicit, pairs = transitions.find(ctx)
-    found += explicit
-    found += slots.find(ctx, {flagged for flagged, _ in pairs})
+    found += per_entity(ctx, in_blocks) if memo is None else memo.findings(ctx, in_blocks, per_entity)
     found += status.find(ctx)
     found += numeric.find(ctx)
     found += deprecated.find(ctx)
@@ -99,6 +94,20 @@ def lint_store(
         paths=store.paths,
         suppressed=suppressed,
     )
+
+
+def per_entity(ctx: Context, in_blocks: set[int]) -> list[Finding]:
+    """The layers that judge each entity's facts alone (the facts a pasted block holds aside):
+    copies, near copies, explicit retractions, slot conflicts. engine.memo keeps their findings
+    per entity between runs."""
+    found: list[Finding] = []
+    exact, copies = duplicates.exact(ctx, in_blocks)
+    found += exact
+    found += duplicates.near(ctx, copies)
+    explicit, pairs = transitions.find(ctx)
+    found += explicit
+    found += slots.find(ctx, {flagged for flagged, _ in pairs})
+    return found
 
 
 def _known_at(fact: Fact, day: str) -> bool:
