@@ -54,6 +54,7 @@ class Context:
     # counts only when they are this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
     cue_vocabulary: Vocabulary | None = None
+
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
 
