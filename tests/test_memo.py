@@ -173,3 +173,62 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     assert not _entries(tmp_path / "cache") or not list((tmp_path / "cache" / "v1").glob("??/*.json"))
     ParseCache(tmp_path / "cache", max_bytes=0).prune()
     assert not list((tmp_path / "cache").rglob("*.json"))
+
+
+def _alike_warm_and_plain(paths: list[str], cache: Path) -> None:
+    cached = Settings(parse_cache=str(cache))
+    first, second = lint(paths, cached), lint(paths, cached)
+    plain = lint(paths, Settings())
+    assert first.findings == second.findings == plain.findings
+    assert first.facts == plain.facts
+
+
+def test_a_fact_the_rest_of_the_store_renames_is_keyed_by_what_it_says(tmp_path: Path, monkeypatch) -> None:
+    """A cached row keys its fact by the row (the entry's key, its row, its order) only while
+    the fact is the one the row gives: an alias declared in another file renames it, and the
+    entity is judged again under its new name."""
+    monkeypatch.setattr(memo, "MIN_FACTS", 0)
+    data, alias = tmp_path / "b_data.jsonl", tmp_path / "a_alias.jsonl"
+    _write(data, [{"entity": "Acme Corp", "slot": "database", "value": "PostgreSQL 14", "observed_at": "2026-01-01"},
+                  {"entity": "Acme Corp", "slot": "database", "value": "MySQL 8", "observed_at": "2026-02-01"}])
+    paths = [str(alias), str(data)]
+    for record in ({"entity": "Globex", "claim": "uses Kafka"},
+                   {"entity": "ACME", "aliases": ["Acme Corp"], "claim": "uses Kafka"},
+                   {"entity": "Globex", "claim": "uses Kafka"}):
+        _write(alias, [record])
+        _alike_warm_and_plain(paths, tmp_path / "cache")
+    def conflicts() -> set[str]:
+        found = lint(paths, Settings(parse_cache=str(tmp_path / "cache"))).findings
+        return {f.entity for f in found if f.rule in ("stale", "contradicted_implicit")}
+
+    assert conflicts() == {"Acme Corp"}
+    _write(alias, [{"entity": "ACME", "aliases": ["Acme Corp"], "claim": "uses Kafka"}])
+    assert conflicts() == {"ACME"}
+
+
+def test_a_label_another_file_settles_is_keyed_by_what_it_says(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(memo, "MIN_FACTS", 0)
+    (tmp_path / "a.md").write_text("- Payments: handled by the ledger team\n- Payments: handled by the ledger team\n"
+                                   "- Payments: handled by the ledger team and the billing team\n", encoding="utf-8")
+    declares = tmp_path / "b.md"
+    for text in ("# Notes\n- runs nightly\n", "# Notes\n## Payments\n- runs nightly\n", "# Notes\n- runs nightly\n"):
+        declares.write_text(text, encoding="utf-8")
+        _alike_warm_and_plain([str(tmp_path / "a.md"), str(declares)], tmp_path / "cache")
+
+
+def test_a_store_whose_facts_were_changed_after_reading_is_judged_as_it_reads(tmp_path: Path, store: Path) -> None:
+    """A caller may change a read store's facts (`dataclasses.replace`) and lint it: a fact no
+    longer the one its cache row gives is keyed by what it says, not by the row."""
+    from dataclasses import replace
+
+    from memory_autopsy.api import lint_loaded, load_store
+
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    for _ in range(2):
+        lint([str(store)], cached)  # the entities kept, and the store's rows cached
+    read = load_store([str(store)], cached)
+    assert read.origins and all(read.origins)
+    facts = [f._replace(value="MariaDB 11") if f.slot == "database" and f.entity == "svc-3" else f for f in read.facts]
+    changed = replace(read, facts=tuple(facts))
+    assert lint_loaded(changed, cached).findings == lint_loaded(changed, Settings()).findings
+    assert lint_loaded(changed, cached).findings != lint_loaded(read, cached).findings

@@ -197,6 +197,10 @@ class Store:
     files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
     cue_lexicon: Any = None  # the Lexicon the facts' cues were read with (cues.WORDED)
     cue_vocabulary: Any = None  # the Vocabulary they were read with (cues.RETRACTS)
+    # Read with a parse cache: per fact, in store order, (entry key, row, the fact) when the
+    # fact is the one the cache entry's row gives at its order (no label the store settles),
+    # else None. What the engine's memo keys a fact by instead of all its fields.
+    origins: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

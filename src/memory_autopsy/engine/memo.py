@@ -38,7 +38,7 @@ from memory_autopsy.ingest.cache import (
     write_atomic,
 )
 from memory_autopsy.lexicon import default_lexicon
-from memory_autopsy.model import Finding, Location, Severity
+from memory_autopsy.model import Fact, Finding, Location, Severity, Store
 from memory_autopsy.normalize import entity_form
 from memory_autopsy.settings import Settings
 
@@ -58,15 +58,15 @@ def engine_key() -> str:
     return reader_digest(PACKAGE, ENGINE_MODULES)
 
 
-def memo_for(settings: Settings, paths: Sequence[str], facts: int) -> EntityMemo | None:
+def memo_for(settings: Settings, store: Store, facts: int) -> EntityMemo | None:
     """The run's memo: with a cache folder, no focus and a store large enough to gain from it."""
     if not settings.parse_cache or settings.focus is not None or facts < MIN_FACTS:
         return None
-    return EntityMemo(Path(settings.parse_cache), settings, paths)
+    return EntityMemo(Path(settings.parse_cache), settings, store.paths, store.origins)
 
 
 class EntityMemo:
-    def __init__(self, root: Path, settings: Settings, paths: Sequence[str]) -> None:
+    def __init__(self, root: Path, settings: Settings, paths: Sequence[str], origins: Sequence[Any] = ()) -> None:
         salt = "\0".join((__version__, engine_key(), vocabulary_key(settings.vocabulary),
                           lexicon_key(settings.lexicon or default_lexicon()), settings.as_of or ""))
         scope = hashlib.sha256("\0".join([salt, *sorted(paths)]).encode("utf-8", "surrogatepass"))
@@ -75,6 +75,7 @@ class EntityMemo:
         self.kept = self._read()
         self.used: dict[str, list[Any]] = {}
         self.hits = self.misses = 0
+        self.origins = origins
 
     def findings(self, ctx: Context, in_blocks: set[int], judge: Callable[[Context, set[int]], list[Finding]]
                  ) -> list[Finding]:
@@ -83,7 +84,7 @@ class EntityMemo:
         found: list[Finding] = []
         missing: dict[str, str] = {}  # entity form -> its key
         for form, facts in ctx.by_entity.items():
-            text = "".join(map(tuple.__repr__, facts))
+            text = self._text(facts)
             if in_blocks:
                 text += repr([fact.order for fact in facts if fact.order in in_blocks])
             key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
@@ -111,6 +112,23 @@ class EntityMemo:
             if None not in encoded:
                 self.used[missing[form]] = encoded
         return found
+
+    def _text(self, facts: Sequence[Fact]) -> str:
+        """The facts as keyed: a fact a parse cache entry's row gives (store.origins) by that
+        entry's key, its row and its order (the entry's key is a digest of the bytes it was
+        parsed from, and a cold run keys the fact it parses alike); any other by every field."""
+        origins = self.origins
+        if not origins:
+            return "".join(map(tuple.__repr__, facts))
+        size, parts = len(origins), []
+        for fact in facts:
+            order = fact.order
+            origin = origins[order] if order < size else None
+            if origin is not None and origin[2] is fact:
+                parts.append(f"{origin[0]}:{origin[1]}:{order};")
+            else:
+                parts.append(tuple.__repr__(fact))
+        return "".join(parts)
 
     def save(self) -> None:
         """Write this run's entities (and up to as many again of earlier runs) when it judged

@@ -54,7 +54,7 @@ def lint_store(
         focus = frozenset(entity_form(f.entity) for f in facts if f.path in settings.focus)
     from memory_autopsy.engine.memo import memo_for  # it reads the cache's keys: ingest imports engine
 
-    memo = memo_for(settings, store.paths, len(facts))
+    memo = memo_for(settings, store, len(facts))
     ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
                   cue_vocabulary=store.cue_vocabulary)
     found: list[Finding] = []

@@ -106,6 +106,7 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
+        result.key = key
         if kept and result.drafts:
             self._read.append((key, [(i, d, d.derived) for i, d in enumerate(result.items()) if type(d) is Draft]))
         return result
@@ -116,7 +117,8 @@ class ParseCache:
         entry holds the derivation a warm run will use. What settling may change (a labelled
         draft's entity, body, fidelity) is kept as parsed until then."""
         parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
-        self._pending.append((self.key(path, data, part), result, parsed))
+        result.key = self.key(path, data, part)
+        self._pending.append((result.key, result, parsed))
 
     def flush(self) -> None:
         for key, result, parsed in self._pending:

@@ -40,6 +40,8 @@ class JsonResult:
     # them record after record and the decoder makes a new copy of each (a 100k-record store
     # peaks at 165 MiB instead of 184)
     strings: dict[str, str] = field(default_factory=dict)
+    # The parse cache's key for this result (read from it, or to be written under it), else "".
+    key: str = ""
 
     def items(self) -> Sequence[Draft | list[Any]]:
         """Drafts and ready rows, in the order the file holds them."""

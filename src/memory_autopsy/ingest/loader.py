@@ -17,7 +17,7 @@ from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import Draft, finish, ordered
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import Declaration, Problem, Store
+from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 MAX_BYTES = 1024 * 1024 * 1024
@@ -90,11 +90,12 @@ def load_sources(
     related: set[str] = set()
     paths: list[str] = []
     files: list[MemoryFile] = []
+    origins: list[tuple[str, int] | None] = []  # with the cache: each item's entry and row
     for source in sources:
         paths.append(source.path)
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
             files.append(read_memory_file(source.path, source.data))
-        result = parse_source(source, lexicon) if cache is None else _parse_cached(source, lexicon, cache)
+        result = parse_source(source, lexicon) if cache is None else _parse_cached(source, lexicon, cache, origins)
         if not (result.items() or result.problems or result.declarations or result.references):
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
@@ -111,8 +112,10 @@ def load_sources(
     facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
              for i, d in enumerate(items)]
     del items
+    kept_origins: tuple[tuple[str, int, Fact] | None, ...] = ()
     if cache is not None:
         cache.flush()
+        kept_origins = tuple(None if o is None else (*o, fact) for o, fact in zip(origins, facts))
     memo = cache.memo if cache is not None else None
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
     return Store(
@@ -125,6 +128,7 @@ def load_sources(
         files=tuple(files),
         cue_lexicon=words,
         cue_vocabulary=vocabulary,
+        origins=kept_origins,
     )
 
 
@@ -181,15 +185,20 @@ def _json_lines_bytes(source: Source) -> JsonResult:
     return parse_json_lines(data.split(b"\n"), source.path, Path(source.path).stem)
 
 
-def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) -> JsonResult:
+def _parse_cached(
+    source: Source, lexicon: Lexicon | None, cache: ParseCache, origins: list[tuple[str, int] | None],
+) -> JsonResult:
     """A JSONL store is cached in spans, each the lines parse_json_lines decodes at once (its
-    lines are independent records): a line appended to a large store misses one span."""
+    lines are independent records): a line appended to a large store misses one span. Each
+    item's entry and row go to `origins` (None for a draft with a label the store settles:
+    its fact depends on the rest of the store), read or parsed alike."""
     body = _jsonl_body(source)
     if body is None:  # anything else is cached whole
         result = cache.get(source.path, source.data, kept=True)
         if result is None:
             result = parse_source(source, lexicon)
             cache.defer(source.path, source.data, result)
+        _origins(result, origins)
         return result
     rows: list[Draft | list[Any]] = []
     merged = JsonResult(rows=rows)
@@ -200,6 +209,7 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
         if result is None:
             result = parse_json_lines(data.split(b"\n"), source.path, stem, first=start + 1)
             cache.defer(source.path, data, result, part)
+        _origins(result, origins)
         merged.drafts += result.drafts
         rows += result.items()
         merged.named += result.named
@@ -208,6 +218,12 @@ def _parse_cached(source: Source, lexicon: Lexicon | None, cache: ParseCache) ->
         merged.related |= result.related
         merged.references += result.references
     return merged
+
+
+def _origins(result: JsonResult, origins: list[tuple[str, int] | None]) -> None:
+    key = result.key
+    origins.extend([None if type(item) is Draft and item.label else (key, row)
+                    for row, item in enumerate(result.items())])
 
 
 # Records per parse-cache entry of a JSONL store: a line appended to it reads this many again.
