@@ -232,3 +232,18 @@ def test_a_store_whose_facts_were_changed_after_reading_is_judged_as_it_reads(tm
     changed = replace(read, facts=tuple(facts))
     assert lint_loaded(changed, cached).findings == lint_loaded(changed, Settings()).findings
     assert lint_loaded(changed, cached).findings != lint_loaded(read, cached).findings
+
+
+def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, store: Path) -> None:
+    """The appended line changes the bytes of the store's last span (its parse-cache entry is
+    read again), not the facts of the other lines in it: only the entity the line names gets a
+    new key in the entry."""
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    lint([str(store)], cached)
+    (entry,) = _entries(tmp_path / "cache")
+    before = set(json.loads(entry.read_text(encoding="utf-8"))["groups"])
+    with store.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"entity": "svc-7", "slot": "owner", "value": "team z", "observed_at": "2027-01-01"}) + "\n")
+    assert lint([str(store)], cached).findings == lint([str(store)], Settings()).findings
+    after = set(json.loads(entry.read_text(encoding="utf-8"))["groups"])
+    assert len(after - before) == 1 and before <= after  # the old group of svc-7 kept as an earlier run's

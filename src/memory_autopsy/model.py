@@ -197,9 +197,9 @@ class Store:
     files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
     cue_lexicon: Any = None  # the Lexicon the facts' cues were read with (cues.WORDED)
     cue_vocabulary: Any = None  # the Vocabulary they were read with (cues.RETRACTS)
-    # Read with a parse cache: per fact, in store order, (entry key, row, the fact) when the
-    # fact is the one the cache entry's row gives at its order (no label the store settles),
-    # else None. What the engine's memo keys a fact by instead of all its fields.
+    # Read with a parse cache: per fact, in store order, (a digest of every field but its order,
+    # the fact) for a fact a cache row gives (no label the store settles), else None. What the
+    # engine's memo keys that fact by (with its order), while it is that object.
     origins: tuple[Any, ...] = ()
 
 

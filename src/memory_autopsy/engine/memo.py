@@ -114,9 +114,9 @@ class EntityMemo:
         return found
 
     def _text(self, facts: Sequence[Fact]) -> str:
-        """The facts as keyed: a fact a parse cache entry's row gives (store.origins) by that
-        entry's key, its row and its order (the entry's key is a digest of the bytes it was
-        parsed from, and a cold run keys the fact it parses alike); any other by every field."""
+        """The facts as keyed: a fact a parse-cache row gives (store.origins) by the row's
+        digest of its fields and its order (a warm run reads the digest the cold run took); any
+        other by every field."""
         origins = self.origins
         if not origins:
             return "".join(map(tuple.__repr__, facts))
@@ -124,8 +124,8 @@ class EntityMemo:
         for fact in facts:
             order = fact.order
             origin = origins[order] if order < size else None
-            if origin is not None and origin[2] is fact:
-                parts.append(f"{origin[0]}:{origin[1]}:{order};")
+            if origin is not None and origin[1] is fact:
+                parts.append(f"{origin[0]}:{order};")
             else:
                 parts.append(tuple.__repr__(fact))
         return "".join(parts)

@@ -106,7 +106,6 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
-        result.key = key
         if kept and result.drafts:
             self._read.append((key, [(i, d, d.derived) for i, d in enumerate(result.items()) if type(d) is Draft]))
         return result
@@ -117,8 +116,7 @@ class ParseCache:
         entry holds the derivation a warm run will use. What settling may change (a labelled
         draft's entity, body, fidelity) is kept as parsed until then."""
         parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
-        result.key = self.key(path, data, part)
-        self._pending.append((result.key, result, parsed))
+        self._pending.append((self.key(path, data, part), result, parsed))
 
     def flush(self) -> None:
         for key, result, parsed in self._pending:
@@ -286,6 +284,7 @@ def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None) -> dict[
     parsed = parsed or {}
     return {
         "path": result.drafts[0].path if result.drafts else None,
+        "digests": result.digests,
         "drafts": [_row(d, parsed.get(i)) for i, d in enumerate(result.drafts)],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
@@ -389,10 +388,15 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         draft = Draft(*row)
         drafts.append(draft)
         rows.append(draft)
+    digests = data.get("digests")
+    if type(digests) is not list or len(digests) != len(rows) or not all(
+            type(d) is str or d is None for d in digests):
+        digests = None  # an entry without them keys its facts by every field
     return JsonResult(
         drafts=drafts,
         rows=rows,
         named=named,
+        digests=digests,
         declarations=[Declaration(*row) for row in data["declarations"]],
         problems=[Problem(*row) for row in data["problems"]],
         related=set(data["related"]),

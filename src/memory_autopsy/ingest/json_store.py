@@ -40,8 +40,10 @@ class JsonResult:
     # them record after record and the decoder makes a new copy of each (a 100k-record store
     # peaks at 165 MiB instead of 184)
     strings: dict[str, str] = field(default_factory=dict)
-    # The parse cache's key for this result (read from it, or to be written under it), else "".
-    key: str = ""
+    # With the parse cache: per item, a digest of the fact its row gives (every field but its
+    # order; records.row_digest), None for a draft with a label the store settles. Read from the
+    # entry, or filled in by the loader once a parsed file's facts are built.
+    digests: list[str | None] | None = None
 
     def items(self) -> Sequence[Draft | list[Any]]:
         """Drafts and ready rows, in the order the file holds them."""

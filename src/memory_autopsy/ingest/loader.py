@@ -15,7 +15,7 @@ from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, finish, ordered
+from memory_autopsy.ingest.records import Draft, finish, ordered, row_digest
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -90,7 +90,7 @@ def load_sources(
     related: set[str] = set()
     paths: list[str] = []
     files: list[MemoryFile] = []
-    origins: list[tuple[str, int] | None] = []  # with the cache: each item's entry and row
+    origins: list[tuple[JsonResult, int] | None] = []  # with the cache: each item's result and row
     for source in sources:
         paths.append(source.path)
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
@@ -112,10 +112,11 @@ def load_sources(
     facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
              for i, d in enumerate(items)]
     del items
-    kept_origins: tuple[tuple[str, int, Fact] | None, ...] = ()
+    kept_origins: tuple[tuple[str, Fact] | None, ...] = ()
     if cache is not None:
-        cache.flush()
-        kept_origins = tuple(None if o is None else (*o, fact) for o, fact in zip(origins, facts))
+        kept_origins = tuple(_keyed(origins, facts))
+        del origins
+        cache.flush()  # with the digests of the parsed files' facts
     memo = cache.memo if cache is not None else None
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
     return Store(
@@ -186,11 +187,11 @@ def _json_lines_bytes(source: Source) -> JsonResult:
 
 
 def _parse_cached(
-    source: Source, lexicon: Lexicon | None, cache: ParseCache, origins: list[tuple[str, int] | None],
+    source: Source, lexicon: Lexicon | None, cache: ParseCache, origins: list[tuple[JsonResult, int] | None],
 ) -> JsonResult:
     """A JSONL store is cached in spans, each the lines parse_json_lines decodes at once (its
     lines are independent records): a line appended to a large store misses one span. Each
-    item's entry and row go to `origins` (None for a draft with a label the store settles:
+    item's result and row go to `origins` (None for a draft with a label the store settles:
     its fact depends on the rest of the store), read or parsed alike."""
     body = _jsonl_body(source)
     if body is None:  # anything else is cached whole
@@ -220,10 +221,25 @@ def _parse_cached(
     return merged
 
 
-def _origins(result: JsonResult, origins: list[tuple[str, int] | None]) -> None:
-    key = result.key
-    origins.extend([None if type(item) is Draft and item.label else (key, row)
+def _origins(result: JsonResult, origins: list[tuple[JsonResult, int] | None]) -> None:
+    origins.extend([None if type(item) is Draft and item.label else (result, row)
                     for row, item in enumerate(result.items())])
+
+
+def _keyed(origins: list[tuple[JsonResult, int] | None], facts: list[Fact]) -> Iterator[tuple[str, Fact] | None]:
+    """Each fact a row gives with its row's digest (records.row_digest): read from the entry,
+    or taken now of a parsed file's fact (its entry is written with them)."""
+    for origin, fact in zip(origins, facts):
+        if origin is None:
+            yield None
+            continue
+        result, row = origin
+        if result.digests is None:
+            result.digests = [None] * len(result.items())
+        digest = result.digests[row]
+        if digest is None:
+            digest = result.digests[row] = row_digest(fact)
+        yield digest, fact
 
 
 # Records per parse-cache entry of a JSONL store: a line appended to it reads this many again.

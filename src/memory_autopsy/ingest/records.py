@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
@@ -174,6 +175,13 @@ def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any
         given_id is not None, suppress, 0, qualifier, stripped, kind, status, entry, obs,
         end_line if end_line > line else 0, stripped if norm == 0 else norm, cued,
     ]
+
+
+def row_digest(fact: Fact) -> str:
+    """A fact's every field but its order (its place in one store), as a short stable digest:
+    what the engine's memo keys a fact a parse-cache row gives by, with its order."""
+    text = tuple.__repr__(fact[:_ORDER_AT] + fact[_ORDER_AT + 1 :])
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def ordered(values: list[Any], order: int) -> Fact:
