@@ -57,7 +57,15 @@ def store(tmp_path: Path) -> Path:
 
 
 def _entries(cache: Path) -> list[Path]:
-    return sorted((cache / "v1" / "engine").glob("*.json"))
+    """The scopes the engine keeps entities for: a folder of shards each."""
+    return sorted(p for p in (cache / "v1" / "engine").glob("*") if p.is_dir())
+
+
+def _groups(entry: Path) -> dict[str, list[object]]:
+    groups: dict[str, list[object]] = {}
+    for shard in entry.glob("*.json"):
+        groups.update(json.loads(shard.read_text(encoding="utf-8"))["groups"])
+    return groups
 
 
 def test_cold_warm_and_edited_runs_report_what_a_run_without_it_does(tmp_path: Path, store: Path) -> None:
@@ -67,8 +75,7 @@ def test_cold_warm_and_edited_runs_report_what_a_run_without_it_does(tmp_path: P
                                                   "contradicted_explicit"}
     cold = lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    groups = json.loads(entry.read_text(encoding="utf-8"))["groups"]
-    assert len(groups) > 100
+    assert len(_groups(entry)) > 100 and len(list(entry.glob("*.json"))) > 1
     warm = lint([str(store)], cached)
     assert cold.findings == warm.findings == plain.findings
     records = _records(FACTS)
@@ -90,10 +97,12 @@ def test_a_kept_group_is_what_the_run_reports(tmp_path: Path, store: Path) -> No
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    key, rows = next((k, rows) for k, rows in data["groups"].items() if rows)
+    shard = next(p for p in sorted(entry.glob("*.json"))
+                 if any(json.loads(p.read_text(encoding="utf-8"))["groups"].values()))
+    data = json.loads(shard.read_text(encoding="utf-8"))
+    rows = next(rows for rows in data["groups"].values() if rows)
     rows[0][7] = "kept by an earlier run"
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    shard.write_text(json.dumps(data), encoding="utf-8")
     assert "kept by an earlier run" in {f.message for f in lint([str(store)], cached).findings}
 
 
@@ -102,14 +111,18 @@ def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, ba
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     expected = lint([str(store)], cached).findings
     (entry,) = _entries(tmp_path / "cache")
-    if bad == "GROUPS":  # the right salt, rows of another shape in every group
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        data["groups"] = {key: [[1, 2, 3]] if n % 2 else "x" for n, key in enumerate(data["groups"])}
-        bad = json.dumps(data)
-    entry.write_text(bad, encoding="utf-8")
+    shards = sorted(entry.glob("*.json"))
+    for shard in shards[::2]:  # every other shard
+        text = bad
+        if bad == "GROUPS":  # the right salt, rows of another shape in every group
+            data = json.loads(shard.read_text(encoding="utf-8"))
+            data["groups"] = {key: [[1, 2, 3]] if n % 2 else "x" for n, key in enumerate(data["groups"])}
+            text = json.dumps(data)
+        shard.write_text(text, encoding="utf-8")
     assert lint([str(store)], cached).findings == expected
-    rewritten = json.loads(entry.read_text(encoding="utf-8"))
-    assert rewritten["groups"] and all(type(rows) is list for rows in rewritten["groups"].values())
+    for shard in shards:
+        rewritten = json.loads(shard.read_text(encoding="utf-8"))
+        assert rewritten["groups"] and all(type(rows) is list for rows in rewritten["groups"].values())
     assert lint([str(store)], cached).findings == expected
 
 
@@ -168,11 +181,13 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     from memory_autopsy.ingest.cache import ParseCache
 
     lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
+    everything = list((tmp_path / "cache").rglob("*.json"))
     (entry,) = _entries(tmp_path / "cache")
-    ParseCache(tmp_path / "cache", max_bytes=entry.stat().st_size - 1).prune()
-    assert not _entries(tmp_path / "cache") or not list((tmp_path / "cache" / "v1").glob("??/*.json"))
+    shards = list(entry.glob("*.json"))
+    ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in everything) - 1).prune()
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == len(everything) - 1
     ParseCache(tmp_path / "cache", max_bytes=0).prune()
-    assert not list((tmp_path / "cache").rglob("*.json"))
+    assert not list((tmp_path / "cache").rglob("*.json")) and shards
 
 
 def _alike_warm_and_plain(paths: list[str], cache: Path) -> None:
@@ -241,9 +256,12 @@ def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, s
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    before = set(json.loads(entry.read_text(encoding="utf-8"))["groups"])
+    before = _groups(entry)
+    texts = {p.name: p.read_bytes() for p in entry.glob("*.json")}
     with store.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"entity": "svc-7", "slot": "owner", "value": "team z", "observed_at": "2027-01-01"}) + "\n")
     assert lint([str(store)], cached).findings == lint([str(store)], Settings()).findings
-    after = set(json.loads(entry.read_text(encoding="utf-8"))["groups"])
-    assert len(after - before) == 1 and before <= after  # the old group of svc-7 kept as an earlier run's
+    after = _groups(entry)
+    assert len(after.keys() - before.keys()) == 1 and len(before.keys() - after.keys()) == 1
+    rewritten = [p.name for p in entry.glob("*.json") if p.read_bytes() != texts.get(p.name)]
+    assert 1 <= len(rewritten) <= 2  # the shards of svc-7's old and new key

@@ -5,19 +5,21 @@ large store, a run after a one-line change judges again only the entities the ch
 An entity's findings from those layers are a function of its facts (every field, its line and
 store order included), which of them a pasted block holds (blocks are found store-wide and set
 aside), the tool's code and the run's words and date (vocabulary, lexicon, as-of); nothing else
-of the store is read. So an entity is keyed by a digest of its facts as written (`repr` of each
-fact: every field, in C) and its facts in pasted blocks, under a salt of the version, the
+of the store is read. So an entity is keyed by a digest of its facts (a fact a parse-cache row
+gives by the digest of its fields the row's entry keeps, and its order; any other by `repr`,
+every field, in C) and of its facts in pasted blocks, under a salt of the version, the
 engine's code and the words, and an entity whose key was judged before takes its findings
 from the entry. A run focused on changed files (the hook in a store of several files) reads
 other files' claims for its copies: it keeps nothing. One entry per scope (the paths a run
-reads) holds the entities of its last run and, up to as many again, of the runs before.
-Plain JSON, never pickle (the folder sits in a working tree); written atomically; an entry
-that is corrupt or of another shape is a miss and is rewritten; the parse cache's bound counts
-it.
+reads), in SHARDS files by key, holds the entities of its last run: a run that judged an
+entity rewrites only the shards its change touched. Plain JSON, never pickle (the folder sits
+in a working tree); written atomically; a shard that is corrupt or of another shape holds
+nothing, and is rewritten; the parse cache's bound counts the shards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -50,6 +52,7 @@ ENGINE_MODULES = ("engine", "claims.py", "dates.py", "normalize.py", "vocabulary
 _SEVERITIES = {s.value: s for s in Severity}
 _SCALARS = (str, int, float, bool, type(None))
 _ROW = 15  # the fields of a kept finding
+SHARDS = 64  # files per scope
 
 
 @lru_cache(maxsize=1)
@@ -71,9 +74,10 @@ class EntityMemo:
                           lexicon_key(settings.lexicon or default_lexicon()), settings.as_of or ""))
         scope = hashlib.sha256("\0".join([salt, *sorted(paths)]).encode("utf-8", "surrogatepass"))
         self.salt = salt
-        self.target = root / FORMAT / ENGINE_FOLDER / f"{scope.hexdigest()}.json"
+        self.folder = root / FORMAT / ENGINE_FOLDER / scope.hexdigest()
         self.kept = self._read()
         self.used: dict[str, list[Any]] = {}
+        self.judged: set[str] = set()  # the keys this run judged (new, or kept in another shape)
         self.hits = self.misses = 0
         self.origins = origins
 
@@ -101,6 +105,7 @@ class EntityMemo:
         fresh = judge(ctx.narrowed(missing), in_blocks)
         found += fresh
         self.misses += len(missing)
+        self.judged.update(missing.values())
         by_form: dict[str, list[Finding]] = {form: [] for form in missing}
         for finding in fresh:
             listed = by_form.get(entity_form(finding.entity))
@@ -131,28 +136,42 @@ class EntityMemo:
         return "".join(parts)
 
     def save(self) -> None:
-        """Write this run's entities (and up to as many again of earlier runs) when it judged
-        any: otherwise the entry holds every one it read already."""
+        """Write the shards this run changed (an entity judged, or one of the entry no longer
+        read): each holds this run's entities of its keys, so an entity's older findings go."""
         if not self.misses:
             return
-        earlier = [(key, rows) for key, rows in self.kept.items() if key not in self.used]
-        groups = dict(self.used)
-        groups.update(earlier[: len(self.used)])
-        entry = {"salt": self.salt, "groups": groups}
-        write_atomic(self.target, lambda handle: handle.write(
-            json.dumps(entry, ensure_ascii=True, separators=(",", ":"))))
+        changed = {_shard(key) for key in self.judged} | {_shard(key) for key in self.kept.keys() - self.used.keys()}
+        for shard in changed:
+            groups = {key: rows for key, rows in self.used.items() if _shard(key) == shard}
+            target = self.folder / f"{shard:02x}.json"
+            if not groups:
+                with contextlib.suppress(OSError):
+                    target.unlink()
+                continue
+            text = json.dumps({"salt": self.salt, "groups": groups}, ensure_ascii=True, separators=(",", ":"))
+            write_atomic(target, lambda handle, text=text: handle.write(text))  # type: ignore[misc]
 
     def _read(self) -> dict[str, list[Any]]:
-        try:
-            with open(self.target, encoding="utf-8") as handle:
-                entry = json.load(handle)
-            groups = entry["groups"]
-            if entry["salt"] != self.salt or type(groups) is not dict:
-                return {}
-            os.utime(self.target)  # least recently used goes first when the folder is pruned
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
-            return {}
-        return groups
+        """The entities every readable shard holds (a corrupt or foreign one holds none)."""
+        kept: dict[str, list[Any]] = {}
+        for target in sorted(self.folder.glob("*.json")):
+            try:
+                with open(target, encoding="utf-8") as handle:
+                    entry = json.load(handle)
+                groups = entry["groups"]
+                if entry["salt"] != self.salt or type(groups) is not dict:
+                    continue
+                os.utime(target)  # least recently used goes first when the folder is pruned
+            except (OSError, ValueError, KeyError, TypeError, RecursionError):
+                continue
+            kept.update(groups)
+        return kept
+
+
+def _shard(key: str) -> int:
+    """The shard of an entity key (its first two hex digits, SHARDS to a scope): a change to one
+    entity rewrites the shards of its old and new key, not the whole entry."""
+    return int(key[:2], 16) * SHARDS // 256
 
 
 def _plain(value: Any) -> bool:

@@ -165,17 +165,15 @@ class ParseCache:
 
     def prune(self) -> None:
         """Drop the least recently used entries until the folder is under its bound (the
-        engine's kept findings, one entry per scope, count with the parse entries)."""
+        engine's kept findings, a folder of shards per scope, count with the parse entries)."""
         entries = []
-        for folder in [*self.root.glob("??"), self.root / ENGINE_FOLDER]:
-            if not folder.is_dir():
+        parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
+        for entry in [*parsed, *(self.root / ENGINE_FOLDER).glob("*/*.json")]:
+            try:
+                stat = entry.stat()
+            except OSError:
                 continue
-            for entry in folder.iterdir():
-                try:
-                    stat = entry.stat()
-                except OSError:
-                    continue
-                entries.append((stat.st_mtime, stat.st_size, entry))
+            entries.append((stat.st_mtime, stat.st_size, entry))
         total = sum(size for _, size, _ in entries)
         for _, size, entry in sorted(entries):
             if total <= self.max_bytes:
