@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import NamedTuple
@@ -62,6 +62,21 @@ def run_process(*args: str, cwd: Path | str | None = None, env: dict[str, str] |
         capture_output=True, text=True, timeout=timeout,
     )
     return Result(done.returncode, done.stdout, done.stderr)
+
+
+def copy_modules(package: Path, modules: Iterable[str], into: Path) -> Path:
+    """The named modules and module folders of `package` copied under `into` (no bytecode): a
+    checkout whose code a cache key must follow."""
+    import shutil
+
+    for name in modules:
+        source = package / name
+        if source.is_dir():
+            shutil.copytree(source, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            into.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, into / name)
+    return into
 
 
 def write(path: Path, text: str) -> Path:

@@ -108,18 +108,10 @@ def test_the_vocabulary_is_part_of_the_key_and_a_warm_run_derives_alike(tmp_path
 
 def test_the_readers_code_is_part_of_the_key(tmp_path: Path) -> None:
     """A changed reader under an unchanged version (a development checkout) is a miss."""
-    import shutil
-
+    from conftest import copy_modules
     from memory_autopsy.ingest.cache import PACKAGE, READER_MODULES, reader_digest, reader_key
 
-    copy = tmp_path / "pkg"
-    for name in READER_MODULES:
-        source = PACKAGE / name
-        if source.is_dir():
-            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            copy.mkdir(exist_ok=True)
-            shutil.copy(source, copy / name)
+    copy = copy_modules(PACKAGE, READER_MODULES, tmp_path / "pkg")
     assert reader_digest(copy) == reader_digest(PACKAGE) == reader_key()
     (copy / "ingest" / "blocks.py").write_text("# another reader\n", encoding="utf-8")
     assert reader_digest(copy) != reader_key()

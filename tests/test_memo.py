@@ -4,12 +4,11 @@ entity alone are kept between runs; every run reports what a run without it repo
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import copy_modules, run_cli
 from memory_autopsy.api import lint
 from memory_autopsy.engine import memo
 from memory_autopsy.settings import Settings
@@ -155,23 +154,14 @@ def test_a_small_store_keeps_no_entry(tmp_path: Path) -> None:
 
 
 def test_the_words_and_the_engines_code_are_part_of_the_key(tmp_path: Path, store: Path) -> None:
-    from memory_autopsy.ingest.cache import PACKAGE
+    from memory_autopsy.ingest.cache import PACKAGE, reader_digest
     from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 
     lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
     other = DEFAULT_VOCABULARY.extended(anchors={"deploys to": "deploy_target"})
     lint([str(store)], Settings(parse_cache=str(tmp_path / "cache"), vocabulary=other))
     assert len(_entries(tmp_path / "cache")) == 2
-    copy = tmp_path / "pkg"
-    for name in memo.ENGINE_MODULES:
-        source = PACKAGE / name
-        if source.is_dir():
-            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            copy.mkdir(exist_ok=True)
-            shutil.copy(source, copy / name)
-    from memory_autopsy.ingest.cache import reader_digest
-
+    copy = copy_modules(PACKAGE, memo.ENGINE_MODULES, tmp_path / "pkg")
     assert reader_digest(copy, memo.ENGINE_MODULES) == memo.engine_key()
     (copy / "engine" / "slots.py").write_text("# another layer\n", encoding="utf-8")
     assert reader_digest(copy, memo.ENGINE_MODULES) != memo.engine_key()

@@ -207,7 +207,7 @@ def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
     return True
 
 
-# Where the engine keeps the findings of the layers that judge one group of facts alone.
+# Where the engine keeps the findings of the layers that judge each entity alone (engine.memo).
 ENGINE_FOLDER = "engine"
 ROWS_PER_WRITE = 2000
 
