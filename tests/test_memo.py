@@ -4,6 +4,7 @@ entity alone are kept between runs; every run reports what a run without it repo
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,11 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     shards = list(entry.glob("*.json"))
     ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in everything) - 1).prune()
     assert len(list((tmp_path / "cache").rglob("*.json"))) == len(everything) - 1
+    for shard in shards:  # the oldest of all: still the last to go
+        os.utime(shard, (1, 1))
+    ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in shards)).prune()
+    assert set(entry.glob("*.json")) == set(shards)
+    assert not [p for p in (tmp_path / "cache" / "v1").glob("??/*.json")]
     ParseCache(tmp_path / "cache", max_bytes=0).prune()
     assert not list((tmp_path / "cache").rglob("*.json")) and shards
 
@@ -255,3 +261,31 @@ def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, s
     assert len(after.keys() - before.keys()) == 1 and len(before.keys() - after.keys()) == 1
     rewritten = [p.name for p in entry.glob("*.json") if p.read_bytes() != texts.get(p.name)]
     assert 1 <= len(rewritten) <= 2  # the shards of svc-7's old and new key
+
+
+def test_concurrent_runs_share_the_entry_safely(tmp_path: Path, store: Path) -> None:
+    """Three processes judge the same store with one cache at once: each reports what a run
+    without the cache reports, the shards they leave are whole, and no temporary file stays."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import SRC
+
+    code = (
+        "import hashlib, sys; from memory_autopsy.api import lint; from memory_autopsy.settings import Settings; "
+        "r = lint([sys.argv[1]], Settings(parse_cache=sys.argv[2])); "
+        "print(len(r.findings), hashlib.sha256(repr(r.findings).encode()).hexdigest())"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC), "PYTHONHASHSEED": "0"}
+    cache = tmp_path / "cache"
+    for _ in range(2):  # cold, then warm
+        runs = [subprocess.Popen([sys.executable, "-c", code, str(store), str(cache)], env=env,
+                                 stdout=subprocess.PIPE, text=True) for _ in range(3)]
+        outs = {run.communicate(timeout=120)[0].strip() for run in runs}
+        plain = subprocess.run([sys.executable, "-c", code, str(store), ""], env=env, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        assert outs == {plain}
+    assert not list(cache.rglob("*.tmp"))
+    (entry,) = _entries(cache)
+    assert len(_groups(entry)) > 100

@@ -164,18 +164,22 @@ class ParseCache:
             self.written += 1
 
     def prune(self) -> None:
-        """Drop the least recently used entries until the folder is under its bound (the
-        engine's kept findings, a folder of shards per scope, count with the parse entries)."""
+        """Drop the least recently used entries until the folder is under its bound. The
+        engine's kept findings (a folder of shards per scope) count too, and go only after
+        every parse entry: a shard spares a run judging its entities again, a parse entry
+        reading one file or span, and a run reads its shards after the loader has pruned (a
+        store whose parse entries alone pass the bound would lose its shards first)."""
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
-        for entry in [*parsed, *(self.root / ENGINE_FOLDER).glob("*/*.json")]:
-            try:
-                stat = entry.stat()
-            except OSError:
-                continue
-            entries.append((stat.st_mtime, stat.st_size, entry))
-        total = sum(size for _, size, _ in entries)
-        for _, size, entry in sorted(entries):
+        for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob("*/*.json"))):
+            for entry in found:
+                try:
+                    stat = entry.stat()
+                except OSError:
+                    continue
+                entries.append((engine, stat.st_mtime, stat.st_size, entry))
+        total = sum(size for _, _, size, _ in entries)
+        for _, _, size, entry in sorted(entries):
             if total <= self.max_bytes:
                 break
             try:
