@@ -243,6 +243,9 @@ def test_a_store_whose_facts_were_changed_after_reading_is_judged_as_it_reads(tm
     changed = replace(read, facts=tuple(facts))
     assert lint_loaded(changed, cached).findings == lint_loaded(changed, Settings()).findings
     assert lint_loaded(changed, cached).findings != lint_loaded(read, cached).findings
+    extra = read.facts[7]._replace(order=len(read.facts), line=len(read.facts) + 1, id="added", value="MySQL 8")
+    grown = replace(read, facts=(*read.facts, extra))  # a fact the store was not read with
+    assert lint_loaded(grown, cached).findings == lint_loaded(grown, Settings()).findings
 
 
 def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, store: Path) -> None:

@@ -197,9 +197,10 @@ class Store:
     files: tuple[Any, ...] = ()  # ingest.reach.MemoryFile per markdown file: what an agent loads
     cue_lexicon: Any = None  # the Lexicon the facts' cues were read with (cues.WORDED)
     cue_vocabulary: Any = None  # the Vocabulary they were read with (cues.RETRACTS)
-    # Read with a parse cache: per fact, in store order, (a digest of every field but its order,
-    # the fact) for a fact a cache row gives (no label the store settles), else None. What the
-    # engine's memo keys that fact by (with its order), while it is that object.
+    # Read with a parse cache: (digests, facts) in store order, a fact's digest of every field but
+    # its order when a cache row gives it (no label the store settles; else None) and the fact
+    # the row gave. What the engine's memo keys that fact by (with its order), while the store
+    # holds that very object. () without the cache.
     origins: tuple[Any, ...] = ()
 
 

@@ -25,6 +25,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import attrgetter, is_, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ ENGINE_MODULES = ("engine", "claims.py", "dates.py", "normalize.py", "vocabulary
 _SEVERITIES = {s.value: s for s in Severity}
 _SCALARS = (str, int, float, bool, type(None))
 _ROW = 15  # the fields of a kept finding
+_ORDER = attrgetter("order")
 SHARDS = 64  # files per scope
 
 
@@ -119,21 +121,20 @@ class EntityMemo:
         return found
 
     def _text(self, facts: Sequence[Fact]) -> str:
-        """The facts as keyed: a fact a parse-cache row gives (store.origins) by the row's
-        digest of its fields and its order (a warm run reads the digest the cold run took); any
-        other by every field."""
-        origins = self.origins
-        if not origins:
-            return "".join(map(tuple.__repr__, facts))
-        size, parts = len(origins), []
-        for fact in facts:
-            order = fact.order
-            origin = origins[order] if order < size else None
-            if origin is not None and origin[1] is fact:
-                parts.append(f"{origin[0]}:{order};")
-            else:
-                parts.append(tuple.__repr__(fact))
-        return "".join(parts)
+        """The facts as keyed: facts parse-cache rows give (store.origins) by their rows'
+        digests of their fields and their orders (a warm run reads the digests the cold run
+        took), picked and checked in C; a group holding any other fact by every field of it."""
+        if self.origins:
+            digests, read = self.origins
+            orders = list(map(_ORDER, facts))
+            pick = itemgetter(*orders) if len(orders) > 1 else lambda seq: (seq[orders[0]],)
+            try:
+                picked, given = pick(digests), pick(read)
+            except IndexError:  # a fact the store was read without (a caller's own store)
+                picked, given = (None,), ()
+            if None not in picked and all(map(is_, facts, given)):
+                return "".join(picked) + repr(orders)
+        return "".join(map(tuple.__repr__, facts))
 
     def save(self) -> None:
         """Write the shards this run changed (an entity judged, or one of the entry no longer

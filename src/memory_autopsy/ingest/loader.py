@@ -112,9 +112,9 @@ def load_sources(
     facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
              for i, d in enumerate(items)]
     del items
-    kept_origins: tuple[tuple[str, Fact] | None, ...] = ()
+    kept_origins: tuple[tuple[str | None, ...], tuple[Fact, ...]] | tuple[()] = ()
     if cache is not None:
-        kept_origins = tuple(_keyed(origins, facts))
+        kept_origins = (tuple(_keyed(origins, facts)), tuple(facts))
         del origins
         cache.flush()  # with the digests of the parsed files' facts
     memo = cache.memo if cache is not None else None
@@ -226,9 +226,9 @@ def _origins(result: JsonResult, origins: list[tuple[JsonResult, int] | None]) -
                     for row, item in enumerate(result.items())])
 
 
-def _keyed(origins: list[tuple[JsonResult, int] | None], facts: list[Fact]) -> Iterator[tuple[str, Fact] | None]:
-    """Each fact a row gives with its row's digest (records.row_digest): read from the entry,
-    or taken now of a parsed file's fact (its entry is written with them)."""
+def _keyed(origins: list[tuple[JsonResult, int] | None], facts: list[Fact]) -> Iterator[str | None]:
+    """The digest of each fact a row gives (records.row_digest): read from the entry, or taken
+    now of a parsed file's fact (its entry is written with them)."""
     for origin, fact in zip(origins, facts):
         if origin is None:
             yield None
@@ -239,7 +239,7 @@ def _keyed(origins: list[tuple[JsonResult, int] | None], facts: list[Fact]) -> I
         digest = result.digests[row]
         if digest is None:
             digest = result.digests[row] = row_digest(fact)
-        yield digest, fact
+        yield digest
 
 
 # Records per parse-cache entry of a JSONL store: a line appended to it reads this many again.
