@@ -47,7 +47,7 @@ from memory_autopsy.settings import Settings
 
 # Below this many facts a store is judged faster than its entry is read and written.
 MIN_FACTS = 2000
-# What decides a kept group's findings: the layers and everything they read facts with.
+# What decides a kept entity's findings: the layers and everything they read facts with.
 ENGINE_MODULES = ("engine", "claims.py", "dates.py", "normalize.py", "vocabulary.py", "model.py", "rules.py",
                   "cues.py", "lexicon")
 _SEVERITIES = {s.value: s for s in Severity}
@@ -71,6 +71,8 @@ def memo_for(settings: Settings, store: Store, facts: int) -> EntityMemo | None:
 
 
 class EntityMemo:
+    """One run's view of its scope's kept entities: what it read back, judged and will write."""
+
     def __init__(self, root: Path, settings: Settings, paths: Sequence[str], origins: Sequence[Any] = ()) -> None:
         salt = "\0".join((__version__, engine_key(), vocabulary_key(settings.vocabulary),
                           lexicon_key(settings.lexicon or default_lexicon()), settings.as_of or ""))
