@@ -282,3 +282,16 @@ def test_jsonl_spans_are_the_lines_cut_every_chunk_non_blank_lines(monkeypatch, 
     starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::chunk] + [len(lines)]
     expected = [(start, b"\n".join(lines[start:end])) for start, end in zip(starts, starts[1:])]
     assert list(loader._spans(body)) == expected
+
+
+def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path) -> None:
+    from memory_autopsy.ingest.cache import write_atomic
+
+    def broken(handle: object) -> None:
+        raise ValueError("cannot encode")
+
+    target = tmp_path / "v1" / "ab" / "entry.json"
+    assert write_atomic(target, broken) is False
+    assert not target.exists() and not list(target.parent.iterdir())
+    assert write_atomic(target, lambda handle: handle.write("{}")) is True
+    assert target.read_text(encoding="utf-8") == "{}" and len(list(target.parent.iterdir())) == 1
