@@ -82,7 +82,6 @@ class EntityMemo:
         self.kept = self._read()
         self.used: dict[str, list[Any]] = {}
         self.judged: set[str] = set()  # the keys this run judged (new, or kept in another shape)
-        self.hits = self.misses = 0
         self.origins = origins
 
     def findings(self, ctx: Context, in_blocks: set[int], judge: Callable[[Context, set[int]], list[Finding]]
@@ -93,8 +92,8 @@ class EntityMemo:
         missing: dict[str, str] = {}  # entity form -> its key
         for form, facts in ctx.by_entity.items():
             text = self._text(facts)
-            if in_blocks:
-                text += repr([fact.order for fact in facts if fact.order in in_blocks])
+            if in_blocks:  # a group's facts are in store order: sorted, they read as the group lists them
+                text += repr(sorted(in_blocks.intersection(map(_ORDER, facts))))
             key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
             rows = self.kept.get(key)
             kept = None if rows is None else _decoded(rows)
@@ -103,12 +102,10 @@ class EntityMemo:
                 continue
             found += kept
             self.used[key] = rows
-            self.hits += 1
         if not missing:
             return found
         fresh = judge(ctx.narrowed(missing), in_blocks)
         found += fresh
-        self.misses += len(missing)
         self.judged.update(missing.values())
         by_form: dict[str, list[Finding]] = {form: [] for form in missing}
         for finding in fresh:
@@ -141,7 +138,7 @@ class EntityMemo:
     def save(self) -> None:
         """Write the shards this run changed (an entity judged, or one of the entry no longer
         read): each holds this run's entities of its keys, so an entity's older findings go."""
-        if not self.misses:
+        if not self.judged:
             return
         changed = {_shard(key) for key in self.judged} | {_shard(key) for key in self.kept.keys() - self.used.keys()}
         for shard in changed:
