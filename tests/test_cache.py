@@ -162,6 +162,51 @@ def test_the_hook_and_ci_cache_by_default_and_not_with_no_cache(tmp_path: Path, 
     assert not (tmp_path / "b" / ".memory-autopsy-cache").exists()
 
 
+def test_the_cache_keeps_itself_out_of_git(tmp_path: Path) -> None:
+    from conftest import git, run_cli
+
+    git(tmp_path, "init", "-q")
+    (tmp_path / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    assert run_cli("hook", "memory.md", cwd=tmp_path).code == 0
+    assert list((tmp_path / ".memory-autopsy-cache").rglob("*.json"))
+    assert (tmp_path / ".memory-autopsy-cache" / ".gitignore").read_text(encoding="utf-8").endswith("\n*\n")
+    listed = git(tmp_path, "status", "--porcelain", "--untracked-files=all")
+    assert listed.splitlines() == ["?? memory.md"]
+
+
+CLEAN = '- billing: database = "PostgreSQL 14" (2026-01-05)\n'
+CONFLICT = CLEAN + '- billing: database = "MySQL 8" (2026-01-05)\n'  # a conflict: it fails the run
+
+
+@pytest.mark.parametrize("command", [["hook", "memory.md"], ["ci", "--no-changed-only", "--format", "text", "memory.md"]])
+def test_a_committed_cache_is_not_read(tmp_path: Path, command: list[str]) -> None:
+    """A pull request can commit entries for its own files: the parse of a clean file under the
+    key of a bad one. Left in the working tree they are read (the cache trusts its folder); once
+    git tracks them, the hook and `ci` read no cache and say why."""
+    from conftest import git, run_cli
+
+    git(tmp_path, "init", "-q")
+    memory, folder = tmp_path / "memory.md", tmp_path / ".memory-autopsy-cache"
+    memory.write_text(CLEAN, encoding="utf-8")
+    assert run_cli(*command, cwd=tmp_path).code == 0
+    (entry,) = (folder / "v1").glob("??/*.json")
+    memory.write_text(CONFLICT, encoding="utf-8")
+    assert run_cli(*command, "--no-cache", cwd=tmp_path).code == 1
+    spoofed = ParseCache(folder)._file(ParseCache(folder).key("memory.md", CONFLICT.encode("utf-8")))
+    spoofed.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(entry, spoofed)
+    assert run_cli(*command, cwd=tmp_path).code == 0  # the spoof works on a cache git does not track
+
+    git(tmp_path, "add", "-f", "memory.md", ".memory-autopsy-cache")
+    git(tmp_path, "commit", "-qm", "a pull request with its own cache")
+    before = sorted(p.name for p in folder.rglob("*.json"))
+    run = run_cli(*command, cwd=tmp_path)
+    assert run.code == 1, run.out
+    assert "contradicted_implicit" in run.out
+    assert ".memory-autopsy-cache is committed to git: not read" in run.err
+    assert sorted(p.name for p in folder.rglob("*.json")) == before  # nor written
+
+
 def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkeypatch) -> None:
     """A JSONL store is cached in spans of lines: an append re-reads the last span only, and
     every read, cold, warm or partly warm, equals a parse without the cache."""

@@ -98,7 +98,28 @@ CACHE_DIR = ".memory-autopsy-cache"
 
 def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Settings:
     """The hook and `ci` lint their whole scope on every run: unchanged files are read from the
-    parse cache (keyed by their bytes) unless --no-cache."""
+    parse cache (keyed by their bytes) unless --no-cache, or unless git tracks the cache."""
     if getattr(args, "no_cache", False):
         return settings
-    return replace(settings, parse_cache=str(root / CACHE_DIR))
+    folder = root / CACHE_DIR
+    if folder.is_dir() and _committed(folder):
+        from memory_autopsy.scope import stderr_warning
+
+        stderr_warning(f"{CACHE_DIR} is committed to git: not read (a committed cache can hide "
+                       f"findings); untrack it with `git rm -r --cached {CACHE_DIR}`")
+        return settings
+    return replace(settings, parse_cache=str(folder))
+
+
+def _committed(folder: Path) -> bool:
+    """Whether git tracks a file in the cache folder. Its entries are keyed by bytes anyone can
+    hash: a pull request that commits entries for its own memory files (the parse of a clean
+    file under a bad file's key, findings kept for entities it changed) would have the run read
+    them and report what the entries say. The cache keeps itself out of git (a `.gitignore` of
+    `*`), so a tracked file there was added on purpose or by mistake; either way it is not read."""
+    from memory_autopsy.ci.changed import GitError, git
+
+    try:
+        return bool(git("ls-files", "-z", "--cached", "--", ".", cwd=folder))
+    except GitError:  # no git, or not a repository: nothing there is committed
+        return False

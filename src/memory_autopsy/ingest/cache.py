@@ -160,6 +160,8 @@ class ParseCache:
         self._write(key, entry)
 
     def _write(self, key: str, entry: dict[str, Any]) -> None:
+        if not self.written:
+            ignore_itself(self.root.parent)
         if write_atomic(self._file(key), lambda handle: _dump(entry, handle)):
             self.written += 1
 
@@ -187,6 +189,17 @@ class ParseCache:
                 total -= size
             except OSError:
                 continue
+
+
+IGNORED = "# Written by memory-autopsy: this cache is never committed (a committed one is not read).\n*\n"
+
+
+def ignore_itself(folder: Path) -> None:
+    """A `.gitignore` of `*` in the cache folder (as ruff's and pytest's caches hold): git never
+    lists the cache, so it is not committed by mistake. A cache git tracks anyway is neither
+    read nor written by the hook and `ci` (ci.filters.with_cache)."""
+    if not os.path.exists(folder / ".gitignore"):
+        write_atomic(folder / ".gitignore", lambda handle: handle.write(IGNORED))
 
 
 def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
