@@ -266,6 +266,39 @@ def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, s
     assert 1 <= len(rewritten) <= 2  # the shards of svc-7's old and new key
 
 
+def test_a_store_past_the_bound_keeps_what_it_reads(tmp_path: Path, store: Path, monkeypatch) -> None:
+    """A store whose entries pass the cache's bound (a 1M JSONL store's ~300 MB of spans against
+    256 MiB) keeps every entry and shard its run read or wrote: after a one-line change the next
+    run parses the changed span alone and rewrites only the shards of the entity it names, and a
+    run after it reads everything back."""
+    from memory_autopsy.ingest import cache as parse_cache
+    from memory_autopsy.ingest import loader
+
+    monkeypatch.setattr(parse_cache, "MAX_BYTES", 1)
+    monkeypatch.setattr(loader, "SPAN", 500)  # five spans
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+
+    def spans() -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in (tmp_path / "cache" / "v1").glob("??/*.json")}
+
+    lint([str(store)], cached)
+    (entry,) = _entries(tmp_path / "cache")
+    parsed, shards = spans(), {p.name: p.stat().st_ino for p in entry.glob("*.json")}
+    assert len(parsed) == 5 and shards
+    for path in (tmp_path / "cache").rglob("*.json"):  # written a while before the next run
+        os.utime(path, (1, 1))
+    with store.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"entity": "svc-7", "slot": "owner", "value": "team z", "observed_at": "2027-01-01"}) + "\n")
+    assert lint([str(store)], cached).findings == lint([str(store)], Settings()).findings
+    now = spans()
+    assert len(now) == 5 and len(now.keys() & parsed.keys()) == 4  # the last span's old entry went
+    rewritten = [p.name for p in entry.glob("*.json") if p.stat().st_ino != shards.get(p.name)]
+    assert 1 <= len(rewritten) <= 2  # replaced, not read and touched
+    again = parse_cache.ParseCache(tmp_path / "cache")
+    assert loader.load_sources([loader.Source(str(store), store.read_bytes())], cache=again).facts
+    assert (again.hits, again.misses) == (5, 0)
+
+
 def test_concurrent_runs_share_the_entry_safely(tmp_path: Path, store: Path) -> None:
     """Three processes judge the same store with one cache at once: each reports what a run
     without the cache reports, the shards they leave are whole, and no temporary file stays."""

@@ -259,7 +259,7 @@ def _load(store: str, settings: Settings, roots: Roots) -> Store:
         _sources(files, roots, read_problems), settings.vocabulary, problems, settings.lexicon, cache
     )
     if cache is not None and cache.written:
-        cache.prune()
+        cache.prune(since=cache.opened)
     if not loaded.paths:
         raise ToolRefused(f"no readable memory files in {store!r}")
     return replace(loaded, problems=loaded.problems + tuple(read_problems))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memory_autopsy.engine.run import Layer
+    from memory_autopsy.ingest.cache import ParseCache
     from memory_autopsy.ingest.loader import Source
     from memory_autopsy.model import Problem, Report, Store
     from memory_autopsy.settings import Settings
@@ -28,6 +29,20 @@ def load_store(
 ) -> Store:
     """Read memory files and folders into one Store (folders honour include/exclude). `extra`
     are sources already in memory (standard input); `on_read` hears each path read (progress)."""
+    store, cache = _load(paths, settings, extra, on_read)
+    if cache is not None and cache.written:
+        cache.prune(since=cache.opened)
+    return store
+
+
+def _load(
+    paths: Iterable[str],
+    settings: Settings | None,
+    extra: Sequence[Source],
+    on_read: Callable[[str], None] | None,
+) -> tuple[Store, ParseCache | None]:
+    """The store, and the parse cache it was read through (the caller prunes it once the run
+    has read everything it will: a lint reads the engine's kept findings after the store)."""
     from memory_autopsy.ingest.cache import cache_for
     from memory_autopsy.ingest.loader import expand, load_sources
     from memory_autopsy.selection import filter_paths
@@ -47,9 +62,7 @@ def load_store(
     if on_read is not None:
         sources = _heard(sources, on_read)
     store = load_sources(sources, settings.vocabulary, problems, settings.lexicon, cache)
-    if cache is not None and cache.written:
-        cache.prune()
-    return replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store
+    return (replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store), cache
 
 
 def _iter_sources(files: list[str], problems: list[Problem]) -> Iterator[Source]:
@@ -81,9 +94,11 @@ def lint(
 
     settings = settings or Settings()
     with paused_gc():
-        store = load_store([paths] if isinstance(paths, str) else paths, settings, extra=extra,
-                           on_read=on_read)
-        return lint_loaded(store, settings, today=today)
+        store, cache = _load([paths] if isinstance(paths, str) else paths, settings, extra, on_read)
+        report = lint_loaded(store, settings, today=today)
+        if cache is not None and cache.written:
+            cache.prune(since=cache.opened)
+        return report
 
 
 @contextmanager

@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
@@ -64,7 +65,7 @@ def cache_for(settings: Settings) -> ParseCache | None:
     """The run's parse cache, when its settings name a folder for one."""
     if not settings.parse_cache:
         return None
-    return ParseCache(settings.parse_cache, settings.lexicon, vocabulary=settings.vocabulary)
+    return ParseCache(settings.parse_cache, settings.lexicon, MAX_BYTES, vocabulary=settings.vocabulary)
 
 
 class ParseCache:
@@ -77,6 +78,9 @@ class ParseCache:
         self.salt = (f"{__version__}\0{reader_key()}\0{lexicon_key(lexicon or default_lexicon())}"
                      f"\0{vocabulary_key(vocabulary)}")
         self.max_bytes = max_bytes
+        # Entries this run reads are touched and the ones it writes are new: from this second
+        # on, an entry is this run's (a filesystem's coarser clock only protects fewer).
+        self.opened = float(int(time.time()))
         self.hits = self.misses = self.written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]]] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
@@ -165,12 +169,16 @@ class ParseCache:
         if write_atomic(self._file(key), lambda handle: _dump(entry, handle)):
             self.written += 1
 
-    def prune(self) -> None:
-        """Drop the least recently used entries until the folder is under its bound. The
-        engine's kept findings (a folder of shards per scope) count too, and go only after
-        every parse entry: a shard spares a run judging its entities again, a parse entry
-        reading one file or span, and a run reads its shards after the loader has pruned (a
-        store whose parse entries alone pass the bound would lose its shards first)."""
+    def prune(self, since: float | None = None) -> None:
+        """Drop the least recently used entries until the folder is under its bound, but none
+        touched since `since` (a run passes `opened`: what it read or wrote stays, so a store
+        whose entries pass the bound keeps them all rather than losing the ones its next run
+        reads first; a 1M JSONL store's ~300 MB of spans cycled, each run after a change parsing
+        a tenth of them again). The engine's kept findings (a folder of shards per scope) count
+        too, and go only after every parse entry: a shard spares a run judging its entities
+        again, a parse entry reading one file or span. A lint prunes once the engine has read
+        and written its shards."""
+        kept_from = float("inf") if since is None else since
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
         for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob("*/*.json"))):
@@ -181,9 +189,11 @@ class ParseCache:
                     continue
                 entries.append((engine, stat.st_mtime, stat.st_size, entry))
         total = sum(size for _, _, size, _ in entries)
-        for _, _, size, entry in sorted(entries):
+        for _, mtime, size, entry in sorted(entries):
             if total <= self.max_bytes:
                 break
+            if mtime >= kept_from:
+                continue
             try:
                 entry.unlink()
                 total -= size
