@@ -187,14 +187,17 @@ if warm_up:
     api.lint([warm_up], Settings())
     imported = time.perf_counter()
 ingest = []
-from memory_autopsy import pipeline  # api.lint reads through pipeline.load_store
-_load_store = pipeline.load_store
-def load_store(*args, **kwargs):
+from memory_autopsy import pipeline  # api.lint reads through pipeline._load (older: load_store)
+_name = "_load" if hasattr(pipeline, "_load") else "load_store"
+_read = getattr(pipeline, _name)
+def timed_read(*args, **kwargs):
     began = time.perf_counter()
-    store = _load_store(*args, **kwargs)
+    read = _read(*args, **kwargs)
     ingest.append(time.perf_counter() - began)
-    return store
-pipeline.load_store = api.load_store = load_store
+    return read
+setattr(pipeline, _name, timed_read)
+if _name == "load_store":
+    api.load_store = timed_read
 try:
     settings = Settings(parse_cache=cache or None, focus=focus)
 except TypeError:  # a version without the focus setting

@@ -73,6 +73,8 @@ def test_run_bench_tiny(tmp_path: Path) -> None:
     assert shapes[("json", 150)]["peer_note"].startswith("n/a (peer not installable")
     assert [h["layout"] for h in doc["hook"]] == ["one file", "100 files"]
     assert all(h["ratio"] is not None for h in doc["hook"])
+    # the driver times the package's read of the store (its ingest column)
+    assert all(h["cold_ingest_s"] and h["warm_changed_ingest_s"] for h in doc["hook"])
     statuses = {t["name"]: t["status"] for t in doc["targets"]}
     assert all(status in ("met", "NOT met", "n/a") for status in statuses.values())
     assert statuses["100k JSONL scan within 6x the json.loads floor"] == "n/a"
