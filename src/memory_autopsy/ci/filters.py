@@ -119,6 +119,9 @@ def _committed(folder: Path) -> bool:
     `*`), so a tracked file there was added on purpose or by mistake; either way it is not read."""
     from memory_autopsy.ci.changed import GitError, git
 
+    here = folder.absolute()
+    if "GIT_DIR" not in os.environ and not any((up / ".git").exists() for up in (here, *here.parents)):
+        return False  # in no work tree: git is not started to say so
     try:
         return bool(git("ls-files", "-z", "--cached", "--", ".", cwd=folder))
     except GitError:  # no git, or not a repository: nothing there is committed
