@@ -174,6 +174,15 @@ def test_the_cache_keeps_itself_out_of_git(tmp_path: Path) -> None:
     assert listed.splitlines() == ["?? memory.md"]
 
 
+def test_a_folder_of_other_files_is_not_hidden_from_git(tmp_path: Path) -> None:
+    """An API caller may name a folder that holds more than the cache: no `.gitignore` there."""
+    (tmp_path / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    lint([str(tmp_path / "memory.md")], Settings(parse_cache=str(tmp_path)))
+    assert list((tmp_path / "v1").rglob("*.json")) and not (tmp_path / ".gitignore").exists()
+    lint([str(tmp_path / "memory.md")], Settings(parse_cache=str(tmp_path / "own")))
+    assert (tmp_path / "own" / ".gitignore").exists()
+
+
 CLEAN = '- billing: database = "PostgreSQL 14" (2026-01-05)\n'
 CONFLICT = CLEAN + '- billing: database = "MySQL 8" (2026-01-05)\n'  # a conflict: it fails the run
 

@@ -207,9 +207,16 @@ IGNORED = "# Written by memory-autopsy: this cache is never committed (a committ
 def ignore_itself(folder: Path) -> None:
     """A `.gitignore` of `*` in the cache folder (as ruff's and pytest's caches hold): git never
     lists the cache, so it is not committed by mistake. A cache git tracks anyway is neither
-    read nor written by the hook and `ci` (ci.filters.with_cache)."""
-    if not os.path.exists(folder / ".gitignore"):
-        write_atomic(folder / ".gitignore", lambda handle: handle.write(IGNORED))
+    read nor written by the hook and `ci` (ci.filters.with_cache). Only in a folder that holds
+    the cache alone: an API caller's folder of other files is not hidden from git."""
+    try:
+        if os.path.exists(folder / ".gitignore") or not set(os.listdir(folder)) <= {FORMAT}:
+            return
+    except FileNotFoundError:  # the first entry creates the folder
+        pass
+    except OSError:
+        return
+    write_atomic(folder / ".gitignore", lambda handle: handle.write(IGNORED))
 
 
 def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
