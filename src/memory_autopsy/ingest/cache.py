@@ -173,8 +173,8 @@ class ParseCache:
         """Drop the least recently used entries until the folder is under its bound, but none
         touched since `since` (a run passes `opened`: what it read or wrote stays, so a store
         whose entries pass the bound keeps them all rather than losing the ones its next run
-        reads first; a 1M JSONL store's ~300 MB of spans cycled, each run after a change parsing
-        a tenth of them again). The engine's kept findings (a folder of shards per scope) count
+        reads first: a 1M JSONL store's ~300 MB of spans cycled, each run after a change parsing
+        again the spans the run before had dropped). The engine's kept findings (a folder of shards per scope) count
         too, and go only after every parse entry: a shard spares a run judging its entities
         again, a parse entry reading one file or span. A lint prunes once the engine has read
         and written its shards."""
