@@ -141,8 +141,12 @@ class EntityMemo:
         if not self.judged:
             return
         changed = {_shard(key) for key in self.judged} | {_shard(key) for key in self.kept.keys() - self.used.keys()}
-        for shard in changed:
-            groups = {key: rows for key, rows in self.used.items() if _shard(key) == shard}
+        by_shard: dict[int, dict[str, list[Any]]] = {shard: {} for shard in changed}
+        for key, rows in self.used.items():  # one pass: a cold run changes every shard
+            held = by_shard.get(_shard(key))
+            if held is not None:
+                held[key] = rows
+        for shard, groups in by_shard.items():
             target = self.folder / f"{shard:02x}.json"
             if not groups:
                 with contextlib.suppress(OSError):
