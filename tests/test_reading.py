@@ -86,6 +86,30 @@ def test_front_matter_is_yaml(tmp_path: Path) -> None:
     assert (fact.entity, fact.observed_at, fact.source) == ("Billing", "2026-01-05", "infra doc")
 
 
+FRONT_MATTER = [
+    "title: Foo\ndescription: |\n  line1\n  line2\nglobs: '*.ts'\nalwaysApply: true",
+    "date: 2025-01-01T10:00:00Z\nsource: infra-doc", "a: 2026-01-05", "a: 1\na: 2", "a: [b, c]\nB: ~",
+    'a: "\\ud800"',  # an escaped lone surrogate: libyaml refuses it, PyYAML's parser reads it
+    "a: [" * 500, "? [a, b]\n: c", "- x", "a: b: c", "\t- x", "a: !!python/object:os.system ls", "&a [*a, *a]",
+]
+
+
+@pytest.mark.parametrize("text", FRONT_MATTER)
+def test_front_matter_reads_as_pyyamls_own_safe_loader(text: str) -> None:
+    """Front matter goes through libyaml where PyYAML has it, and reads exactly as PyYAML's
+    own safe loader reads it: where libyaml refuses the text, PyYAML's parser reads it again."""
+    import yaml
+
+    from memory_autopsy.ingest.frontmatter import _load
+
+    try:
+        data = yaml.load(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        data = None
+    expected = {str(k).lower(): v for k, v in data.items()} if isinstance(data, dict) else {}
+    assert repr(_load(text)) == repr(expected)
+
+
 def test_wrapped_and_nested_bullets(tmp_path: Path) -> None:
     facts = read(tmp_path, (
         "- created the export job that writes\n  invoices to the ledger\n"
