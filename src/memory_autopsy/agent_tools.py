@@ -258,8 +258,8 @@ def _load(store: str, settings: Settings, roots: Roots) -> Store:
     loaded = load_sources(
         _sources(files, roots, read_problems), settings.vocabulary, problems, settings.lexicon, cache
     )
-    if cache is not None and cache.written:
-        cache.prune(since=cache.opened)
+    if cache is not None:
+        cache.prune_after_run()
     if not loaded.paths:
         raise ToolRefused(f"no readable memory files in {store!r}")
     return replace(loaded, problems=loaded.problems + tuple(read_problems))

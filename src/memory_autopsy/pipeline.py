@@ -30,8 +30,8 @@ def load_store(
     """Read memory files and folders into one Store (folders honour include/exclude). `extra`
     are sources already in memory (standard input); `on_read` hears each path read (progress)."""
     store, cache = _load(paths, settings, extra, on_read)
-    if cache is not None and cache.written:
-        cache.prune(since=cache.opened)
+    if cache is not None:
+        cache.prune_after_run()
     return store
 
 
@@ -96,8 +96,8 @@ def lint(
     with paused_gc():
         store, cache = _load([paths] if isinstance(paths, str) else paths, settings, extra, on_read)
         report = lint_loaded(store, settings, today=today)
-        if cache is not None and cache.written:
-            cache.prune(since=cache.opened)
+        if cache is not None:
+            cache.prune_after_run()
         return report
 
 

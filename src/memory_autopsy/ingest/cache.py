@@ -169,15 +169,20 @@ class ParseCache:
         if write_atomic(self._file(key), lambda handle: _dump(entry, handle)):
             self.written += 1
 
+    def prune_after_run(self) -> None:
+        """Prune once the run has read and written all it will (a lint: after the engine has
+        read and written its shards), when it wrote anything, keeping what it touched."""
+        if self.written:
+            self.prune(since=self.opened)
+
     def prune(self, since: float | None = None) -> None:
         """Drop the least recently used entries until the folder is under its bound, but none
         touched since `since` (a run passes `opened`: what it read or wrote stays, so a store
         whose entries pass the bound keeps them all rather than losing the ones its next run
-        reads first: a 1M JSONL store's ~300 MB of spans cycled, each run after a change parsing
-        again the spans the run before had dropped). The engine's kept findings (a folder of shards per scope) count
-        too, and go only after every parse entry: a shard spares a run judging its entities
-        again, a parse entry reading one file or span. A lint prunes once the engine has read
-        and written its shards."""
+        reads first: a 1M JSONL store's ~300 MB of spans cycled, each run after a change
+        parsing again the spans the run before had dropped). The engine's kept findings (a
+        folder of shards per scope) count too, and go only after every parse entry: a shard
+        spares a run judging its entities again, a parse entry reading one file or span."""
         kept_from = float("inf") if since is None else since
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
