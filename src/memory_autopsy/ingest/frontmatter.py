@@ -24,27 +24,18 @@ def read_front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
 def _load(text: str) -> dict[str, Any]:
     import yaml  # only when a file has front matter: keeps the hook's start-up light
 
-    data = _parsed(yaml, text, getattr(yaml, "CSafeLoader", None))
-    if data is _UNREADABLE:  # libyaml refuses some text PyYAML's own parser reads (`"\ud800"`)
-        data = _parsed(yaml, text, yaml.SafeLoader)
-    if not isinstance(data, dict):  # unreadable, or not a mapping
-        return {}
-    return {str(k).lower(): v for k, v in data.items()}
-
-
-_UNREADABLE = object()
-
-
-def _parsed(yaml: Any, text: str, loader: Any) -> Any:
-    """The document as a safe loader reads it: libyaml's parser where PyYAML was built with it
-    (the same safe constructor, six to eight times faster on real front matter), else PyYAML's
-    own; `_UNREADABLE` when the loader is missing or refuses the text."""
-    if loader is None:
-        return _UNREADABLE
-    try:
-        return yaml.load(text, Loader=loader)  # a safe loader, C or Python
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return _UNREADABLE
+    # libyaml's parser where PyYAML was built with it (the same safe constructor, six to eight
+    # times faster on real front matter), then PyYAML's own for text libyaml refuses (`"\ud800"`)
+    loaders = (yaml.CSafeLoader, yaml.SafeLoader) if hasattr(yaml, "CSafeLoader") else (yaml.SafeLoader,)
+    for loader in loaders:
+        try:
+            data = yaml.load(text, Loader=loader)  # a safe loader, C or Python
+        except (yaml.YAMLError, RecursionError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            return {}
+        return {str(k).lower(): v for k, v in data.items()}
+    return {}
 
 
 def scalar(meta: dict[str, Any], *keys: str) -> Any:
