@@ -40,7 +40,21 @@ PERCENT = re.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|complete
 _DIGIT = re.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
 _DONE = frozenset({"complete", "completed", "done"})
-_STATE_HINT = re.compile("|".join(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES})), re.I)
+# The words one of which a counted claim holds (its state word, "pass" and "fail" as stems).
+_STATE_HINTS = tuple(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES}))
+
+
+def may_hold(claim: str, lowered: str, words: tuple[str, ...]) -> bool:
+    """Whether a case-blind pattern that needs one of `words` (lower-case ASCII) can match the
+    claim: a substring test of the lower-cased text, much cheaper than a case-blind search. A
+    non-ASCII claim always can: a case-blind `i`, `k` or `s` also matches `ı`, `İ`, `K` or `ſ`,
+    which lower-casing keeps apart, so the pattern itself decides there."""
+    if not claim.isascii():
+        return True
+    for word in words:  # a loop: a generator costs more than the tests on a short claim
+        if word in lowered:
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)
@@ -49,7 +63,7 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     found: dict[tuple[str, ...], int] = {}
     if _DIGIT.search(claim) is None:
         return ()
-    counted = _STATE_HINT.search(claim) is not None  # a count needs a state word after its noun
+    counted = may_hold(claim, claim.lower(), _STATE_HINTS)  # a count needs a state word after its noun
     if not counted and "%" not in claim:
         return ()
     for match in COUNT.finditer(claim) if counted else ():
@@ -133,12 +147,18 @@ RETRACTS = 64  # a transition trigger ("moved to", "no longer uses"), read with 
 ALL = -1  # a fact whose cues were never read (built outside a reader): every layer visits it
 
 
+# What CURRENT and REPLACED each need, one of (see may_hold).
+_CURRENT_WORDS = ("current", "now", "latest")
+_REPLACED_WORDS = ("instead of", "rather than")
+
+
 def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
     """The cue bits of a claim, its normalized body and the lexicon read with."""
-    bits = NUMBERS if quantities(claim) else 0
-    if ("@" in claim and PIN.search(claim)) or CURRENT.search(claim):
+    lowered = claim.lower()
+    bits = NUMBERS if _DIGIT.search(claim) and quantities(claim) else 0
+    if ("@" in claim and PIN.search(claim)) or (may_hold(claim, lowered, _CURRENT_WORDS) and CURRENT.search(claim)):
         bits |= PINS
-    if REPLACED.search(claim):
+    if may_hold(claim, lowered, _REPLACED_WORDS) and REPLACED.search(claim):
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL

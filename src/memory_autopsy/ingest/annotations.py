@@ -93,7 +93,7 @@ def _date_or_bad(text: str, key: str, bad: list[str]) -> str | None:
 
 
 def _read_source(text: str, notes: Annotations) -> str:
-    match = _SOURCE.search(text)
+    match = _SOURCE.search(text) if "(" in text else None
     if not match:
         return text
     notes.source = match["name"].strip() or None

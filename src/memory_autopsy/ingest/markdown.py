@@ -45,6 +45,7 @@ _PINNED = re.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–�
 _STAMPED = re.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
 # Every date find_dates reads holds a four-digit year: a line without one is not searched.
 _YEAR = re.compile(r"\d{4}")
+_ALNUM = re.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
                    "timestamp", "created", "created_at")
@@ -212,7 +213,7 @@ class _Parser:
 
     def _text(self, block: Block) -> None:
         body = strip_emphasis(block.text)
-        if not body or not any(ch.isalnum() for ch in body):
+        if not _ALNUM.search(body):
             return
         dated = date_label(block.text, self.lexicon)
         if dated is not None:
@@ -259,6 +260,8 @@ class _Parser:
             self.section_dates.setdefault(section.ident, dated)
 
     def _explicit(self, body: str, number: int) -> Draft | None:
+        if "=" not in body:  # both forms hold `slot = "value"`
+            return None
         match = EXPLICIT.match(body)
         entity = match["entity"].strip() if match else None
         if match is None:
@@ -284,7 +287,7 @@ class _Parser:
         if struck:  # `~~claim~~ (superseded DATE, see path:line)`: resolved history, as the fix writes it
             body = struck["claim"] + struck["rest"]
         claim, notes = read_prose(body)
-        if not claim or not any(ch.isalnum() for ch in claim):
+        if not _ALNUM.search(claim):
             return None
         entity = self._entity
         draft = Draft(

@@ -10,7 +10,9 @@ from typing import NamedTuple
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.lexicon import Lexicon
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+# The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
+# between them cannot start a word.
+_TWO_WORDS = re.compile(r"([^\W\d_][\w'’-]*)(?:[\W\d_]*([^\W\d_][\w'’-]*))?")
 _LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
 _PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
 # The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
@@ -47,32 +49,43 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
 
 
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
-    if _DAY.search(text):  # what _STAMP needs: its search is costly on every line
+    # What _STAMP and _LABEL need (a day's dashes, a colon): their searches cost on every line.
+    if "-" in text and _DAY.search(text):
         text = _STAMP.sub("", text, count=1)
-    label = _LABEL.match(text)
+    statuses = lexicon.status_words
+    plain = text.isascii()
+    label = _LABEL.match(text) if ":" in text or "：" in text else None
     if label:
         key = label.group(1).strip().casefold()
         words = key.split()
         for candidate in (key, words[0] if words else ""):  # "Completed Task: …"
-            if candidate in lexicon.status_words:
-                return lexicon.status_words[candidate]
-        if key in lexicon.status_columns or (not key.isascii() and key.endswith(_words_of(lexicon).columns)):
+            if candidate in statuses:
+                return statuses[candidate]
+        if key.isascii():
+            if key in lexicon.status_columns:
+                return cell_status(label.group(2), lexicon)
+        elif key in lexicon.status_columns or key.endswith(_words_of(lexicon).columns):
             return cell_status(label.group(2), lexicon)
-        ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
-        if ending:
-            return ending
-    leading = "" if text.isascii() else _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成Favorite…"
+        else:
+            ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
+            if ending:
+                return ending
+    leading = "" if plain else _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成Favorite…"
     if leading:
         return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
-    if len(words) == 2 and words[1].casefold() in lexicon.status_words and len(text.split()) >= 3:
-        return lexicon.status_words[words[1].casefold()]  # "Phase 4 implementation complete"
-    for sep in (" - ", " — ", " – "):
+    if len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3:
+        return statuses[words[1].casefold()]  # "Phase 4 implementation complete"
+    for sep in _ASCII_SEPARATORS if plain else _SEPARATORS:
         if sep in text:
             last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()
-            if last in lexicon.status_words:
-                return lexicon.status_words[last]
+            if last in statuses:
+                return statuses[last]
     return ""
+
+
+_SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
+_ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 
 
 def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
@@ -143,8 +156,12 @@ def lead_words(text: str) -> tuple[str, ...]:
     # strip does what noise, priority, noise did.
     noise = _LEAD_NOISE.match(text)
     start = noise.end() if noise else 0
-    words = _WORD.findall(text, start, start + 80)[:2]  # C-level: a generator costs more here
-    return tuple(w.casefold().replace("’", "'") for w in words)
+    found = _TWO_WORDS.search(text, start, start + 80)
+    if found is None:
+        return ()
+    first, second = found.groups()
+    first = first.casefold().replace("’", "'")
+    return (first,) if second is None else (first, second.casefold().replace("’", "'"))
 
 
 def _is_imperative(lead: tuple[str, ...], lexicon: Lexicon) -> bool:
@@ -206,6 +223,8 @@ def section_kind(name: str, lexicon: Lexicon) -> str | None:
 
 def date_label(text: str, lexicon: Lexicon) -> str | None:
     """`**Last Updated**: 2026-01-05` (a line that dates its file or section) -> the date."""
+    if ":" not in text and "：" not in text:
+        return None
     match = _LABEL.match(text.strip())
     if match is None or match.group(1).strip().casefold() not in lexicon.date_labels:
         return None
