@@ -40,6 +40,11 @@ EDGES = [
     "auth flow TBD",
     "billing moved off PostgreSQL to MySQL 8",
     "no longer uses the ledger cache",
+    # Case-blind patterns match letters lower-casing keeps apart (ſ, ı, K as s, i, k): the
+    # cheap word test before each pattern must not skip these.
+    "Pinned: the lateſt version is 1.4.2",
+    "Run valkey ınstead of using redis",
+    "WORKER CURRENTLY AT VERSION 3.1",
 ]
 
 
