@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, tokens
+from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
     NEGATIONS,
@@ -239,8 +239,14 @@ def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
     transition = find_transition(body, vocabulary)
     if transition is not None:
         return transition.trigger
-    for word in tokens(body):
+    folded = fold(body)
+    if _STATUS_HINT.search(folded) is None:  # a status verb among its words is in its text
+        return None
+    for word in folded_tokens(folded):
         if word in STATUS_VERBS:
             return word
     return None
+
+
+_STATUS_HINT = re.compile("|".join(sorted(STATUS_VERBS)))
 

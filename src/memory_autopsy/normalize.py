@@ -67,6 +67,11 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
+def folded_tokens(folded: str) -> list[str]:
+    """tokens() of a text already folded."""
+    return _TOKEN.findall(folded)
+
+
 
 @lru_cache(maxsize=131072)
 def entity_form(name: str) -> str:
