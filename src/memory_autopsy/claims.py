@@ -21,6 +21,7 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 _QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)", re.S)
 _VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
 _DIGITS = re.compile(r"\d+")
+_STATUS_HINT = re.compile("|".join(sorted(STATUS_VERBS)))  # any status verb, inside a word or not
 # A claim states its frame in its first few verbs; each one tried costs a pass over the rest of
 # the claim, so `uses , ` repeated thousands of times must not be tried thousands of times.
 MAX_FRAMES = 16
@@ -246,7 +247,4 @@ def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
         if word in STATUS_VERBS:
             return word
     return None
-
-
-_STATUS_HINT = re.compile("|".join(sorted(STATUS_VERBS)))
 

@@ -44,7 +44,7 @@ _DONE = frozenset({"complete", "completed", "done"})
 _STATE_HINTS = tuple(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES}))
 
 
-def may_hold(claim: str, lowered: str, words: tuple[str, ...]) -> bool:
+def _may_hold(claim: str, lowered: str, words: tuple[str, ...]) -> bool:
     """Whether a case-blind pattern that needs one of `words` (lower-case ASCII) can match the
     claim: a substring test of the lower-cased text, much cheaper than a case-blind search. A
     non-ASCII claim always can: a case-blind `i`, `k` or `s` also matches `ı`, `İ`, `K` or `ſ`,
@@ -63,7 +63,7 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     found: dict[tuple[str, ...], int] = {}
     if _DIGIT.search(claim) is None:
         return ()
-    counted = may_hold(claim, claim.lower(), _STATE_HINTS)  # a count needs a state word after its noun
+    counted = _may_hold(claim, claim.lower(), _STATE_HINTS)  # a count needs a state word after its noun
     if not counted and "%" not in claim:
         return ()
     for match in COUNT.finditer(claim) if counted else ():
@@ -147,7 +147,7 @@ RETRACTS = 64  # a transition trigger ("moved to", "no longer uses"), read with 
 ALL = -1  # a fact whose cues were never read (built outside a reader): every layer visits it
 
 
-# What CURRENT and REPLACED each need, one of (see may_hold).
+# What CURRENT and REPLACED each need, one of (see _may_hold).
 _CURRENT_WORDS = ("current", "now", "latest")
 _REPLACED_WORDS = ("instead of", "rather than")
 
@@ -155,10 +155,10 @@ _REPLACED_WORDS = ("instead of", "rather than")
 def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
     """The cue bits of a claim, its normalized body and the lexicon read with."""
     lowered = claim.lower()
-    bits = NUMBERS if _DIGIT.search(claim) and quantities(claim) else 0
-    if ("@" in claim and PIN.search(claim)) or (may_hold(claim, lowered, _CURRENT_WORDS) and CURRENT.search(claim)):
+    bits = NUMBERS if _DIGIT.search(claim) and quantities(claim) else 0  # its own first test, before its cache
+    if ("@" in claim and PIN.search(claim)) or (_may_hold(claim, lowered, _CURRENT_WORDS) and CURRENT.search(claim)):
         bits |= PINS
-    if may_hold(claim, lowered, _REPLACED_WORDS) and REPLACED.search(claim):
+    if _may_hold(claim, lowered, _REPLACED_WORDS) and REPLACED.search(claim):
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL

@@ -29,6 +29,8 @@ _TRAILING_PAREN = re.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
 _BLANKS = re.compile(r"\s+")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NOT_A_NAME = re.compile(r"[/\\\[\]{}<>|]")
+_SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
+_ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 
 
 def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
@@ -82,10 +84,6 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             if last in statuses:
                 return statuses[last]
     return ""
-
-
-_SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
-_ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 
 
 def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
