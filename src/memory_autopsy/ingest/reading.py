@@ -51,27 +51,22 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
 
 
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
-    # What _STAMP and _LABEL need (a day's dashes, a colon): their searches cost on every line.
-    if "-" in text and _DAY.search(text):
+    if "-" in text and _DAY.search(text):  # what _STAMP needs (a day's dashes): its search costs
         text = _STAMP.sub("", text, count=1)
     statuses = lexicon.status_words
     plain = text.isascii()
-    label = _LABEL.match(text) if ":" in text or "：" in text else None
+    label = _label(text)
     if label:
         key = label.group(1).strip().casefold()
         words = key.split()
         for candidate in (key, words[0] if words else ""):  # "Completed Task: …"
             if candidate in statuses:
                 return statuses[candidate]
-        if key.isascii():
-            if key in lexicon.status_columns:
-                return cell_status(label.group(2), lexicon)
-        elif key in lexicon.status_columns or key.endswith(_words_of(lexicon).columns):
+        if key in lexicon.status_columns or (not key.isascii() and key.endswith(_words_of(lexicon).columns)):
             return cell_status(label.group(2), lexicon)
-        else:
-            ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
-            if ending:
-                return ending
+        ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
+        if ending:
+            return ending
     leading = "" if plain else _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成Favorite…"
     if leading:
         return leading
@@ -84,6 +79,12 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             if last in statuses:
                 return statuses[last]
     return ""
+
+
+def _label(text: str) -> re.Match[str] | None:
+    """`Label: rest` as _LABEL reads it; only a line with a colon is searched (most are not
+    labelled, and the search costs on every line)."""
+    return _LABEL.match(text) if ":" in text or "：" in text else None
 
 
 def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
@@ -221,9 +222,7 @@ def section_kind(name: str, lexicon: Lexicon) -> str | None:
 
 def date_label(text: str, lexicon: Lexicon) -> str | None:
     """`**Last Updated**: 2026-01-05` (a line that dates its file or section) -> the date."""
-    if ":" not in text and "：" not in text:
-        return None
-    match = _LABEL.match(text.strip())
+    match = _label(text.strip())
     if match is None or match.group(1).strip().casefold() not in lexicon.date_labels:
         return None
     value = match.group(2).strip().strip("*_ ")
@@ -232,7 +231,7 @@ def date_label(text: str, lexicon: Lexicon) -> str | None:
 
 def label_prefix(text: str) -> tuple[str, str] | None:
     """`Label: rest` -> (label, rest) when the label is short enough to be a name."""
-    match = _LABEL.match(text)
+    match = _label(text)
     if match is None or not match.group(2).strip():
         return None
     label = match.group(1).strip().strip("*_` ")
