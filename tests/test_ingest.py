@@ -49,6 +49,29 @@ def test_explicit_validity_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert (fact.valid_from, fact.valid_to, fact.observed_at) == ("2026-01-01", "2026-06-02", "2026-01-05")
 
 
+@pytest.mark.parametrize(
+    "slot", ["env:API_KEY", "route:/billing/invoices", "skill:.net", "config:ingest.batch_size", "dep:@types/node"]
+)
+def test_namespaced_slot_reads_as_the_json_record_does(
+    slot: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`entity: ns:key = "value"` is the record a JSON store writes with slot `ns:key`; markup
+    holding `ns:key="value"` is no record."""
+    record = json.dumps({"entity": "billing-store", "slot": slot, "value": "on"})
+    (tmp_path / "s.jsonl").write_text(record + "\n", encoding="utf-8")
+    (tmp_path / "m.md").write_text(
+        f'- billing-store: {slot} = "on" (source: ops)\n- <button wire:click="save">\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    facts = load_store(["s.jsonl", "m.md"]).facts
+    assert [(f.path, f.entity, f.slot, f.value, f.fidelity) for f in facts] == [
+        ("s.jsonl", "billing-store", slot, "on", Fidelity.FULL),
+        ("m.md", "billing-store", slot, "on", Fidelity.FULL),
+        ("m.md", "m", "", "", Fidelity.RESIDUAL),
+    ]
+
+
 def test_entity_claim_and_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = (
         "# Memory\n"
