@@ -233,6 +233,24 @@ def test_a_restatement_that_only_adds_a_count_is_a_near_duplicate(tmp_path: Path
     assert [(name, line) for name, line, _ in found] == [("progress.md", 4)]
 
 
+@pytest.mark.parametrize("first, second, restated", [
+    ("invoices moved to Postgres", "moved the invoices over to Postgres", False),  # three content words
+    ("the nightly export job writes invoices to the archive bucket",
+     "the nightly export job now writes the invoices into the archive bucket", True),
+])
+def test_a_restatement_reads_the_claim_not_the_entity_written_before_it(
+    tmp_path: Path, first: str, second: str, restated: bool
+) -> None:
+    """`- billing: claim` and `- claim` under `## billing` are the same claim: the entity's own
+    words neither make a short claim long enough to restate nor change what two claims share."""
+    root = write(tmp_path, {
+        "prefixed.md": f"# Memory\n- billing-store: {first}\n- billing-store: {second}\n",
+        "headed.md": f"# Memory\n## ledger-store\n- {first}\n- {second}\n",
+    })
+    found = sorted((name, line) for name, line, _ in findings(root, "near_duplicate"))
+    assert found == ([("headed.md", 4), ("prefixed.md", 3)] if restated else [])
+
+
 def test_one_list_under_two_labels_is_a_restatement_but_a_mapping_is_not(tmp_path: Path) -> None:
     root = write(tmp_path, {
         "epic.md": (

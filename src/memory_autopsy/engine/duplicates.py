@@ -169,9 +169,11 @@ def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
 def _units(fact: Fact) -> list[_Unit]:
     if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
         return []
-    if fact.claim.count(" ") < MIN_RESTATED_WORDS - 1:  # too few words for any sentence to count
+    # The claim without its `entity:` prefix, as a claim under the entity's heading reads: the
+    # entity's words are no content (and every fact compared here shares them).
+    if fact.body.count(" ") < MIN_RESTATED_WORDS - 1:  # too few words for any sentence to count
         return []
-    return [_Unit(fact, *parts) for parts in _sentence_words(fact.claim)]
+    return [_Unit(fact, *parts) for parts in _sentence_words(fact.body)]
 
 
 @lru_cache(maxsize=65536)
