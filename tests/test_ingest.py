@@ -72,6 +72,20 @@ def test_namespaced_slot_reads_as_the_json_record_does(
     ]
 
 
+def test_an_explicit_value_that_is_a_date_does_not_date_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A date written in prose dates an undated claim; an explicit record's value is data."""
+    text = (
+        '- Acme: renewal = "2027-01-15"\n'
+        '- Acme: renewal = "2027-01-15" -- 2026-02-01\n'
+        "- Acme: signed the renewal on 2026-01-20\n"
+    )
+    facts = facts_of(tmp_path, "m.md", text, monkeypatch)
+    assert [(f.fidelity, f.observed_at) for f in facts] == [
+        (Fidelity.FULL, None), (Fidelity.FULL, "2026-02-01"), (Fidelity.PARTIAL, "2026-01-20")]
+
+
 def test_entity_claim_and_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = (
         "# Memory\n"

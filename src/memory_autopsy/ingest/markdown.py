@@ -358,7 +358,11 @@ class _Parser:
         draft.end_line = block.end
         draft.entry = self.entry
         line_date = line_date or draft.observed_at
-        prose = find_dates(draft.claim) if line_date is None and _YEAR.search(draft.claim) else []
+        # A date in a claim's prose may date it; an explicit record's value is data (`renewal =
+        # "2026-12-06"` was not observed on that day), as a JSON record's value is: its claim is
+        # read up to the quoted value, which ends it.
+        written = draft.claim if draft.fidelity is not Fidelity.FULL else draft.claim[: -len(draft.value) - 2]
+        prose = find_dates(written) if line_date is None and _YEAR.search(written) else []
         self.pending.append(_Pending(
             draft, line_date, self.stamp, self._view.idents, self.entry,
             prose[0] if prose else None,
