@@ -55,12 +55,14 @@ def test_explicit_validity_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_namespaced_slot_reads_as_the_json_record_does(
     slot: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`entity: ns:key = "value"` is the record a JSON store writes with slot `ns:key`; markup
-    holding `ns:key="value"` is no record."""
+    """`entity: ns:key = "value"` is the record a JSON store writes with slot `ns:key`, as a
+    bullet or a line after prose (where it stands alone); markup holding `ns:key="value"` is no
+    record."""
     record = json.dumps({"entity": "billing-store", "slot": slot, "value": "on"})
     (tmp_path / "s.jsonl").write_text(record + "\n", encoding="utf-8")
     (tmp_path / "m.md").write_text(
-        f'- billing-store: {slot} = "on" (source: ops)\n- <button wire:click="save">\n',
+        f'- billing-store: {slot} = "on" (source: ops)\n- <button wire:click="save">\n\n'
+        f'The store was moved last week.\nbilling-store: {slot} = "on"\n',
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)
@@ -69,6 +71,8 @@ def test_namespaced_slot_reads_as_the_json_record_does(
         ("s.jsonl", "billing-store", slot, "on", Fidelity.FULL),
         ("m.md", "billing-store", slot, "on", Fidelity.FULL),
         ("m.md", "m", "", "", Fidelity.RESIDUAL),
+        ("m.md", "m", "", "", Fidelity.RESIDUAL),
+        ("m.md", "billing-store", slot, "on", Fidelity.FULL),
     ]
 
 

@@ -19,10 +19,11 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # Separators own the blanks after them, so no two `[ \t]*` meet around an optional pipe.
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
-# A line that stands alone even inside a paragraph: a record (`x: slot = "v"`), a stamped entry
-# or a line opened by a status mark ("✅ Complete agent pipeline", a list without bullets).
+# A line that stands alone even inside a paragraph: a record (`x: slot = "v"`, the slot maybe
+# namespaced: `x: env:KEY = "v"`), a stamped entry or a line opened by a status mark ("✅ Complete
+# agent pipeline", a list without bullets).
 _OWN_LINE = re.compile(
-    r"^(?:[^:=\"\n]{1,80}:[ \t]*[A-Za-z_][\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]]|[✅☑✔✓❌⬜🟢🔄⏳][ \t])"
+    r"^(?:[^:=\"\n]{1,80}:[ \t]*[A-Za-z_](?:[\w.\-]{0,40}(?::[\w./@\-]{1,60}){1,3})?[\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]]|[✅☑✔✓❌⬜🟢🔄⏳][ \t])"
 )
 _SUPPRESS = re.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
 _RULE_SEPARATOR = re.compile(r"[,\s]+")
