@@ -57,7 +57,8 @@ RULES: tuple[Rule, ...] = (
           at or above 0.91) without being exact copies: usually one claim recorded twice with a typo
           or a trailing word. The later copy is flagged. So is a restatement in other words in
           the same file: a sentence sharing at least 0.7 of its stemmed content words with an
-          earlier one ("Updates X to support Y" / "X was updated to support Y"); under one label
+          earlier one ("Updates X to support Y" / "X was updated to support Y"), read without
+          the `entity:` a bullet may open with (it is no content, and both claims share it); under one label
           only the values count, as they do for one long list under two labels ("Risk mitigation:
           feature flags, testing, rollback plan" / "Strategy included: feature flags, …"). Claims that state different numbers are never near-duplicates
           (that is a change of value); a restatement may add a count the other leaves out.""",
