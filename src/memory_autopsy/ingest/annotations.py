@@ -70,7 +70,7 @@ def read_rest(rest: str) -> Annotations:
     notes = Annotations()
     text = _read_source(rest, notes)
     bad: list[str] = []
-    for match in _PAIR.finditer(text):
+    for match in _PAIR.finditer(text) if ";" in text else ():  # a pair opens with `;`
         key, val = match["key"].lower(), match["val"].strip().strip('"')
         if key in ("valid_from", "valid_at", "from"):
             notes.valid_from = _date_or_bad(val, key, bad)
@@ -82,7 +82,7 @@ def read_rest(rest: str) -> Annotations:
             notes.source_class = val or None
         elif key in ("observed", "observed_at", "date"):
             notes.observed_at = _date_or_bad(val, key, bad)
-    dash = _OBS_DASH.search(text + " ")
+    dash = _OBS_DASH.search(text + " ") if "--" in text else None
     if dash:
         notes.observed_at = parse_date(dash["date"])
     notes.bad_dates = tuple(bad)

@@ -263,13 +263,12 @@ class _Parser:
         if "=" not in body:  # both forms hold `slot = "value"`
             return None
         match = EXPLICIT.match(body)
-        entity = match["entity"].strip() if match else None
-        if match is None:
-            match = BARE_SLOT.match(body)
-            entity = self._entity
+        if match is not None:
+            entity, aka = match["entity"].strip(), match["aka"]
+        else:  # `slot = "value"` under an entity's heading: no aliases
+            match, entity, aka = BARE_SLOT.match(body), self._entity, None
             if match is None or entity is None:
                 return None
-        assert entity is not None
         notes = read_rest(match["rest"])
         for item in notes.bad_dates:
             self.result.problems.append(Problem(self.path, number, f"unreadable date {item!r}"))
@@ -277,7 +276,7 @@ class _Parser:
         draft = Draft(
             entity=entity, claim=claim, path=self.path, line=number, fidelity=Fidelity.FULL,
             slot=match["slot"].strip(), value=match["value"].strip(), body=claim,
-            aliases=split_aliases(match.groupdict().get("aka")), named=True,
+            aliases=split_aliases(aka), named=True,
         )
         self._annotate(draft, notes)
         return draft

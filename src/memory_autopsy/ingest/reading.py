@@ -17,7 +17,7 @@ _LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
 _PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
 # The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
 # rescan a run of spaces once per label length.
-_LABEL = re.compile(r"^\**([^:*：]{1,40}?)(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
+_LABEL = re.compile(r"^\**([^:*：]{1,40})(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
 _HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
 # Tried only where a run of blanks starts (the leftmost match is the same); its optional tail
