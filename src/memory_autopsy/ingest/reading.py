@@ -16,7 +16,8 @@ _TWO_WORDS = re.compile(r"([^\W\d_][\w'’-]*)(?:[\W\d_]*([^\W\d_][\w'’-]*))?"
 _LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
 _PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
 # The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
-# rescan a run of spaces once per label length.
+# rescan a run of spaces once per label length. Its name is greedy: the class stops at the
+# colon and the star, so the one length that can match is where the run ends.
 _LABEL = re.compile(r"^\**([^:*：]{1,40})(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
 _HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
