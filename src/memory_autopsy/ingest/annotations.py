@@ -13,11 +13,12 @@ from memory_autopsy.dates import DATE_PATTERN, parse_date
 # the bounded name instead of a second `\s*`.
 _ENTITY = r"(?P<entity>[^:=\"()\n<>`{}]{1,80}?)"  # never code: `<button wire:click="x">`
 _AKA = r"(?:\((?:aka|a\.k\.a\.|alias(?:es)?)(?:\s*:)?(?P<aka>[^)]*)\)\s*)?"
-_SLOT = r"(?P<slot>[A-Za-z_][\w.\-]*(?:\s[\w.\-]+){0,2}?)"
+_KEY, _MORE_WORDS = r"[A-Za-z_][\w.\-]*", r"(?:\s[\w.\-]+){0,2}?"
+_SLOT = rf"(?P<slot>{_KEY}{_MORE_WORDS})"
 # After an entity a slot may be namespaced (`env:API_KEY`, `route:/billing`, `skill:.net`), as a
 # JSON record's slot key is written. A `:` segment holds no blank, so the entity's colon stays
 # first; a bare line keeps the plain slot (`env:API_KEY = "x"` reads as entity `env`).
-_NAMESPACED_SLOT = r"(?P<slot>[A-Za-z_][\w.\-]*(?::[\w./@\-]+){0,3}(?:\s[\w.\-]+){0,2}?)"
+_NAMESPACED_SLOT = rf"(?P<slot>{_KEY}(?::[\w./@\-]+){{0,3}}{_MORE_WORDS})"
 _VALUE = r"\"(?P<value>[^\"]*)\""
 EXPLICIT = re.compile(rf"^{_ENTITY}{_AKA}:\s*{_NAMESPACED_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
 BARE_SLOT = re.compile(rf"^{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
