@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from typing import NamedTuple
 
 from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
@@ -27,8 +27,7 @@ _STATUS_HINT = re.compile("|".join(sorted(STATUS_VERBS)))  # any status verb, in
 MAX_FRAMES = 16
 
 
-@dataclass(frozen=True, slots=True)
-class ValueShape:
+class ValueShape(NamedTuple):
     words: frozenset[str]
     head: str
     versions: tuple[str, ...]
@@ -100,8 +99,7 @@ def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
     return base in vocabulary.versioned_slots or base.endswith("_version")
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(NamedTuple):
     """A retraction: the trigger and the noun phrase it retracts (head noun last)."""
 
     trigger: str

@@ -131,8 +131,7 @@ class Fact(NamedTuple):
         return self.valid_to is None
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(NamedTuple):
     """An entity named somewhere (heading, map key, graph node) that may hold no facts."""
 
     entity: str
@@ -142,8 +141,7 @@ class Declaration:
     written: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Input that could not be read as memory (becomes a `bad_input` finding)."""
 
     path: str
@@ -151,16 +149,21 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(NamedTuple):
+    """Where a finding's other side is (a NamedTuple, as Finding is)."""
+
     path: str
     line: int
     fact_id: str = ""
     obs: int = -1
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
+    """One finding. A NamedTuple rather than a frozen dataclass, as Fact is: a large store's run
+    builds tens of thousands (and a warm run reads them back from the memo), and a frozen
+    dataclass sets each of its 15 fields through `object.__setattr__`. Use
+    `finding._replace(...)` for a changed copy."""
+
     rule: str
     severity: Severity
     layer: str

@@ -14,7 +14,7 @@ import reprlib
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
 from memory_autopsy.errors import UsageError
@@ -50,16 +50,14 @@ class Entry:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class Baseline:
+class Baseline(NamedTuple):
     entries: tuple[Entry, ...] = ()
 
     def counts(self) -> dict[str, int]:
         return {e.fingerprint: e.count for e in self.entries}
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(NamedTuple):
     findings: tuple[Finding, ...]
     fixed: tuple[Entry, ...]
 
@@ -95,9 +93,9 @@ def compare(findings: Sequence[Finding], baseline: Baseline, analysed: Iterable[
         left = remaining.get(finding.fingerprint, 0)
         if left > 0 and baselinable(finding):
             remaining[finding.fingerprint] = left - 1
-            marked.append(replace(finding, baseline="unchanged"))
+            marked.append(finding._replace(baseline="unchanged"))
         else:
-            marked.append(replace(finding, baseline="new"))
+            marked.append(finding._replace(baseline="new"))
     seen = frozenset(analysed)
     fixed = tuple(replace(e, count=remaining[e.fingerprint]) for e in baseline.entries
                   if remaining[e.fingerprint] > 0 and e.paths <= seen)

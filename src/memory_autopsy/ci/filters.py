@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
@@ -18,8 +19,7 @@ from memory_autopsy.model import Finding, Report
 from memory_autopsy.settings import Settings
 
 
-@dataclass(frozen=True, slots=True)
-class Filtered:
+class Filtered(NamedTuple):
     report: Report
     baselined: int = 0
 

@@ -9,9 +9,9 @@ at most one copied block, so the walk is linear in the store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import compress, count
 from operator import ne
+from typing import NamedTuple
 
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
@@ -21,8 +21,7 @@ from memory_autopsy.normalize import entity_form
 MIN_BLOCK = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     copy: tuple[Fact, ...]
     original: tuple[Fact, ...]
 

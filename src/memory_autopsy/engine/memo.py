@@ -212,12 +212,10 @@ def _decoded(rows: Any) -> list[Finding] | None:
                 return None
             if not all(type(r) is list and len(r) == 4 and type(r[1]) is int for r in related):
                 return None
-            found.append(Finding(
-                rule=rule, severity=_SEVERITIES[severity], layer=layer, path=path, line=line, entity=entity,
-                fidelity=fidelity, message=message, confidence=confidence,
-                fact_ids=tuple(str(i) for i in ids), related=tuple(Location(*r) for r in related),
-                fingerprint=fingerprint, baseline=baseline if type(baseline) is str else None,
-                extra=tuple((str(name), value) for name, value in extra), obs=obs,
+            found.append(Finding(  # in field order: positional arguments cost less than keywords
+                rule, _SEVERITIES[severity], layer, path, line, entity, fidelity, message, confidence,
+                tuple(str(i) for i in ids), tuple(Location(*r) for r in related), fingerprint,
+                baseline if type(baseline) is str else None, tuple((str(name), value) for name, value in extra), obs,
             ))
     except (TypeError, ValueError, KeyError):
         return None

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_autopsy.engine.findings import plain_finding, quote
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
@@ -29,8 +28,7 @@ ESCALATED = frozenset({"contradicted_explicit", "contradicted_implicit", "stale"
 _NONE: Mapping[str, Any] = MappingProxyType({})  # a system with no load rules
 
 
-@dataclass
-class Reach:
+class Reach(NamedTuple):
     """Per-file reachability of one store."""
 
     files: dict[str, MemoryFile]
@@ -86,7 +84,7 @@ def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> l
             flagged = by_location.get((finding.path, finding.line, finding.fact_ids[0]))
             other = by_location.get(_key(finding.related[0]))
             if flagged and other and reach.of(flagged) == LOADED and reach.of(other) == UNREACHABLE:
-                finding = replace(finding, severity=Severity.ERROR, message=(
+                finding = finding._replace(severity=Severity.ERROR, message=(
                     f"{finding.message}; the agent loads this claim and never the correction at "
                     f"{other.where}, which is {_why_unreachable(other, reach)}"))
         out.append(finding)

@@ -141,6 +141,6 @@ def _apply_settings(
             suppressed += 1
             continue
         if severity is not finding.severity:
-            finding = replace(finding, severity=severity)
+            finding = finding._replace(severity=severity)
         kept.append(finding)
     return kept, suppressed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from itertools import combinations
 from operator import attrgetter
 from typing import Any
@@ -75,7 +74,7 @@ def resolve_entities(
     mapping = {name: canonical(name) for name in written}
     renamed = {name: to for name, to in mapping.items() if to != name}
     resolved = [f._replace(entity=renamed[f.entity]) if f.entity in renamed else f for f in facts] if renamed else list(facts)
-    decls = [replace(d, entity=canonical(d.entity)) for d in declarations]
+    decls = [d._replace(entity=canonical(d.entity)) for d in declarations]
     names = {canonical(n) for n in related}
     return resolved, decls, look_alikes(written, groups, memo), names
 

@@ -5,12 +5,11 @@ JSON reader; a dialect only decides which, and names the file in the report."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Dialect:
+class Dialect(NamedTuple):
     name: str
     system: str
     reader: str  # "markdown" | "json" | "jsonl"

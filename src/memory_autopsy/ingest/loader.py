@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
@@ -23,8 +22,7 @@ from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 MAX_BYTES = 1024 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """One memory file: its display path and its bytes (read once, kept for fixes)."""
 
     path: str

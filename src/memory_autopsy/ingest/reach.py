@@ -7,9 +7,9 @@ agent's loader counts them, not about facts."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from memory_autopsy.ingest.dialects import detect
 
@@ -20,8 +20,7 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _ALWAYS = re.compile(r"alwaysApply[ \t]*:[ \t]*(?P<value>\w+)", re.I)
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFile:
+class MemoryFile(NamedTuple):
     path: str
     dialect: str
     lines: int
