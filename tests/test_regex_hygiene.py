@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from memory_autopsy import lazyre
 from memory_autopsy.claims import _anchor_pattern, _trigger_pattern
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 
@@ -52,9 +53,10 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     found: dict[int, tuple[str, re.Pattern[str]]] = {}
     for name in MODULES:
         module = importlib.import_module(name)
-        for attribute, value in vars(module).items():
-            if isinstance(value, re.Pattern) and value.pattern:
-                found.setdefault(id(value), (f"{name.rsplit('.', 1)[-1]}.{attribute}", value))
+        for attribute, value in list(vars(module).items()):
+            pattern = lazyre.resolved(value)  # a pattern compiled on first use, too
+            if pattern is not None and pattern.pattern:
+                found.setdefault(id(pattern), (f"{name.rsplit('.', 1)[-1]}.{attribute}", pattern))
     found[0] = ("claims.trigger_pattern", _trigger_pattern(DEFAULT_VOCABULARY)[0])
     found[1] = ("claims.anchor_pattern", _anchor_pattern(DEFAULT_VOCABULARY))
     return dict(found.values())

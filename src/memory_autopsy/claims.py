@@ -7,6 +7,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
@@ -15,13 +16,13 @@ from memory_autopsy.vocabulary import (
     Vocabulary,
 )
 
-_NEGATION = re.compile("|".join(re.escape(n) for n in NEGATIONS))
-_VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+_NEGATION = lazyre.compile("|".join(re.escape(n) for n in NEGATIONS))
+_VERSION = lazyre.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 # DOTALL: without it a newline later in the claim fails `.+$` once per "for" / "as" before it.
-_QUALIFIER = re.compile(r"\s(?:for|as)\s+(?P<q>.+)", re.S)
-_VALUE_END = re.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
-_DIGITS = re.compile(r"\d+")
-_STATUS_HINT = re.compile("|".join(sorted(STATUS_VERBS)))  # any status verb, inside a word or not
+_QUALIFIER = lazyre.compile(r"\s(?:for|as)\s+(?P<q>.+)", re.S)
+_VALUE_END = lazyre.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
+_DIGITS = lazyre.compile(r"\d+")
+_STATUS_HINT = lazyre.compile("|".join(sorted(STATUS_VERBS)))  # any status verb, inside a word or not
 # A claim states its frame in its first few verbs; each one tried costs a pass over the rest of
 # the claim, so `uses , ` repeated thousands of times must not be tried thousands of times.
 MAX_FRAMES = 16

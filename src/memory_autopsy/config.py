@@ -8,19 +8,19 @@ up from the working directory (stopping at the repository root); `--config FILE`
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.errors import ConfigError
 from memory_autopsy.settings import EmbedSettings, Settings
 
 CONFIG_NAME = "memory-autopsy.toml"
 PYPROJECT = "pyproject.toml"
-_TABLE_MENTION = re.compile(r"""tool\s*\.\s*["']?memory-autopsy""")
+_TABLE_MENTION = lazyre.compile(r"""tool\s*\.\s*["']?memory-autopsy""")
 
 
 def locate(config_path: str | None = None, *, isolated: bool = False,

@@ -7,11 +7,11 @@ An unknown key is an error, never ignored: a typo must not silently weaken a CI 
 from __future__ import annotations
 
 import math
-import re
 import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.errors import ConfigError
 from memory_autopsy.model import Severity
 from memory_autopsy.rules import BY_ID
@@ -21,7 +21,7 @@ Check = Callable[[Any], Any]
 SEVERITIES = tuple(s.value for s in Severity)
 SOURCE_CLASSES = ("primary", "secondary", "unclassified")
 FIDELITIES = ("FULL", "PARTIAL", "RESIDUAL")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = lazyre.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # About a thousand years: far past any memory, and `today - limit` stays inside the calendar.
 MAX_AGE_DAYS = 365_000
 # The deepest a weight key goes (`cues.<word>`): deeper dotted keys are refused, not walked.

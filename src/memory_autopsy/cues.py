@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.vocabulary import Vocabulary
@@ -31,13 +32,13 @@ _COUNTED = (
     r"tables?|models?|tools?|screens?|migrations?|services?|workflows?|lines?"
 )
 # Thousands groups are bounded: `111,` repeated would otherwise be rescanned from every comma.
-COUNT = re.compile(
+COUNT = lazyre.compile(
     rf"(?:\b(?P<adj>[a-z][a-z-]{{1,20}})\s+)?(?<![\d.])(?P<n>\d{{1,3}}(?:,\d{{3}}){{1,4}}|\d{{1,7}})\+?\s+"
     rf"(?:(?P<adj2>[a-z][a-z-]{{1,20}})\s+)?(?P<noun>{_COUNTED})\b(?:\s+(?P<state>[a-z]+))?",
     re.I,
 )
-PERCENT = re.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|completed|done|remaining|left)\b", re.I)
-_DIGIT = re.compile(r"\d")
+PERCENT = lazyre.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|completed|done|remaining|left)\b", re.I)
+_DIGIT = lazyre.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
 _DONE = frozenset({"complete", "completed", "done"})
 # The words one of which a counted claim holds (its state word, "pass" and "fail" as stems).

@@ -6,6 +6,8 @@ import re
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 
+from memory_autopsy import lazyre
+
 _MONTHS = {
     name: index
     for index, names in enumerate(
@@ -21,14 +23,14 @@ _MONTHS = {
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
-_ISO = re.compile(
+_ISO = lazyre.compile(
     r"(?P<y>\d{4})[-/](?P<m>\d{1,2})(?:[-/](?P<d>\d{1,2})"
     r"(?:[T ](?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d+)?)?"
     r"(?P<tz>Z|[+-]\d{2}:?\d{2})?)?)?"
 )
-_MDY = re.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})", re.I)
-_DMY = re.compile(rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})", re.I)
-_MY = re.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<y>\d{{4}})", re.I)
+_MDY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})", re.I)
+_DMY = lazyre.compile(rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})", re.I)
+_MY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<y>\d{{4}})", re.I)
 
 DATE_PATTERN = (
     rf"\d{{4}}[-/]\d{{1,2}}(?:[-/]\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
@@ -78,8 +80,8 @@ def _parse_str(value: str) -> str | None:
 _WIDE = {0xFF10 + i: 0x30 + i for i in range(10)} | {
     0xFF0D: 0x2D, 0xFF0F: 0x2F, 0xFF1A: 0x3A, 0x3000: 0x20, 0xFF08: 0x28, 0xFF09: 0x29,
 }
-_CJK_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
-_PROSE_DATE = re.compile(
+_CJK_DATE = lazyre.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
+_PROSE_DATE = lazyre.compile(
     rf"(?<![0-9.])(?:{DATE_PATTERN}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I
 )
 

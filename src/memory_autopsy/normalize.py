@@ -12,11 +12,13 @@ from functools import lru_cache
 from json.encoder import encode_basestring_ascii as _json_str
 from typing import Any
 
-_PUNCT = re.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
+from memory_autopsy import lazyre
+
+_PUNCT = lazyre.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
 _ASCII_PUNCT = str.maketrans({c: " " for c in string.punctuation if c != "."})
-_LONE_DOT = re.compile(r"(?<!\d)\.|\.(?!\d)")
-_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
-_ENTITY_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+_LONE_DOT = lazyre.compile(r"(?<!\d)\.|\.(?!\d)")
+_TOKEN = lazyre.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
+_ENTITY_PUNCT = lazyre.compile(r"[\W_]+", re.UNICODE)
 
 LEGAL_SUFFIXES = frozenset(
     "ltd inc corp corporation company co llc gmbh ag sa plc limited incorporated".split()

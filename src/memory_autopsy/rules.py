@@ -7,11 +7,11 @@ short code people type (`--ignore MA401`). The same text serves `memory-autopsy 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.model import Severity
 
 
@@ -185,7 +185,7 @@ BY_CODE: Mapping[str, Rule] = MappingProxyType({rule.code: rule for rule in RULE
 NEVER_FAILS = frozenset({"superseded"})
 HELP_URI = "https://github.com/memory-autopsy/memory-autopsy#rule-{id}"
 
-_CODE_PREFIX = re.compile(r"MA\d{0,3}")
+_CODE_PREFIX = lazyre.compile(r"MA\d{0,3}")
 
 
 def rule_of(name: str) -> str | None:

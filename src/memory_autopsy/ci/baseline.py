@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import reprlib
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Finding
@@ -23,7 +23,7 @@ from memory_autopsy.model import Finding
 FORMAT_VERSION = 1
 SCHEME = f"memoryAutopsy/{FINGERPRINT_VERSION}"
 DEFAULT_PATH = ".memory-autopsy-baseline.json"
-_LINE_REF = re.compile(r"(\.[A-Za-z]{1,9}):\d+\b")
+_LINE_REF = lazyre.compile(r"(\.[A-Za-z]{1,9}):\d+\b")
 MESSAGE_LIMIT = 120
 
 

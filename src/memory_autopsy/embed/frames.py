@@ -11,10 +11,10 @@ agree (same, or a refinement) vetoes a conflict: paraphrases are never findings.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memory_autopsy import lazyre
 from memory_autopsy.claims import anchor_slot, canonical_token, compare_values
 from memory_autopsy.engine.context import fact_body
 from memory_autopsy.model import Fact, Fidelity
@@ -23,7 +23,7 @@ from memory_autopsy.vocabulary import Vocabulary
 
 RECORD, ANCHOR, FRAME = 1.0, 0.6, 0.35
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[,;:()\[\]!?]")
+_TOKEN = lazyre.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*|[,;:()\[\]!?]")
 
 
 def _words(text: str) -> frozenset[str]:

@@ -15,6 +15,7 @@ from itertools import compress, groupby
 from operator import attrgetter
 from pathlib import PurePosixPath
 
+from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import Lexicon
@@ -23,10 +24,10 @@ from memory_autopsy.normalize import fold
 
 NOTICE_LINES = 20  # a retirement notice opens the file (after its front matter and title)
 MIN_STEM = 6  # shorter stems ("notes", "todo") are ordinary words
-_RETIRED_FILE = re.compile(
+_RETIRED_FILE = lazyre.compile(
     r"^this (?:memory|file|note|document|page|doc)\b.{0,20}?\b(?:has been|have been|was|is|are)\s+(?P<word>\w+)"
 )
-_WORD = re.compile(r"[\w.-]+", re.UNICODE)
+_WORD = lazyre.compile(r"[\w.-]+", re.UNICODE)
 
 
 def find(ctx: Context) -> Iterator[Finding]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
@@ -18,7 +19,7 @@ THRESHOLD = 0.91
 BUCKET_LIMIT = 8
 _MOD = (1 << 61) - 1  # blocking keys are hashes modulo a Mersenne prime
 _BASE = 1_000_003
-_NUMBER_WORD = re.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
+_NUMBER_WORD = lazyre.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
 SHORT_KEY = 24  # words: up to here a key hashes its tuple
 
 Key = tuple[int, int]  # (word count, hash of the words)
@@ -109,8 +110,8 @@ RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other wo
 MIN_RESTATED_WORDS = 5
 MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
 _AUXILIARY = frozenset("was were is are be been being has have had will would".split())
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-_LABEL = re.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
+_SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_LABEL = lazyre.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
 
 
 class _Unit(NamedTuple):

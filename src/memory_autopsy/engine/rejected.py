@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memory_autopsy import lazyre
 from memory_autopsy.cues import REJECTS, rejection_hint, retiring_words
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -28,21 +29,21 @@ NAME = (
 NAME_ANYWHERE = re.compile(r"(?<![\w./-])" + NAME + r"(?![\w/])")
 # A prohibition of the name itself: not of one version of it ("don't use node.js 16") and not
 # under a condition ("never call sync_all() in production"): another line may use it rightly.
-_PROHIBITION = re.compile(
+_PROHIBITION = lazyre.compile(
     r"\b(?i:do\s+not|don'?t|never|stop)\s+(?i:use|using|rely\s+on|depend\s+on|call|read)\s+(?P<name>" + NAME + r")"
     r"(?![\w/])(?!\W{0,3}v?\d)(?!\W{0,3}(?i:for|in|on|when|while|with|without|unless|except|inside|outside|to|if)\b)"
 )
-_MARKED = re.compile(
+_MARKED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + r")\s*(?:\(\s*|[—–-]\s+|,\s*|\bis\s+|\bare\s+)(?P<word>[A-Za-z]+)"
 )
 # A name taken as a clause's value: right after a frame word, or opening a labelled value.
-_FRAME_WORD = re.compile(r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in))\s+$")
-_CLAUSE = re.compile(r"[;.](?:\s|$)")
-_QUIET = re.compile(
+_FRAME_WORD = lazyre.compile(r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in))\s+$")
+_CLAUSE = lazyre.compile(r"[;.](?:\s|$)")
+_QUIET = lazyre.compile(
     r"(?i)\b(?:not|never|no|no\s+longer|don'?t|avoid|wrong|legacy|deprecated|obsolete|rejected|removed|"
     r"replaced|instead|historical|used\s+to|old|formerly|previously|was|were)\b"
 )
-_PARENS = re.compile(r"\([^()]*\)")
+_PARENS = lazyre.compile(r"\([^()]*\)")
 LABEL_WIDTH = 40
 MAX_NAMES = 200
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import Lexicon
@@ -116,8 +117,8 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     return frozenset(w[:-1] if w.endswith("e") and len(w) > 3 else w for w in words)
 
 
-_BOX = re.compile(r"\[[ xX]?\][ \t]*")
-_TITLE_END = re.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
+_BOX = lazyre.compile(r"\[[ xX]?\][ \t]*")
+_TITLE_END = lazyre.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
 
 
 @lru_cache(maxsize=65536)

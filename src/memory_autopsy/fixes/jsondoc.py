@@ -14,11 +14,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.fixes.fix import Fix
 from memory_autopsy.ingest.json_store import WRAPPERS, JsonResult, _is_record, _read_item
 
-_INLINE_RECORD = re.compile(r'^[ \t]*\{[^\n]*"\s*:[^\n]*\}[ \t]*,?[ \t]*\r?$', re.MULTILINE)
-_INDENT = re.compile(r"\n([ \t]+)\S")
+_INLINE_RECORD = lazyre.compile(r'^[ \t]*\{[^\n]*"\s*:[^\n]*\}[ \t]*,?[ \t]*\r?$', re.MULTILINE)
+_INDENT = lazyre.compile(r"\n([ \t]+)\S")
 
 
 @dataclass(frozen=True, slots=True)

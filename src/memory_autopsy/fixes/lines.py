@@ -8,17 +8,17 @@ edit keeps the line ending of the item's last line; every other line stays byte 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.fixes import jsondoc
 from memory_autopsy.fixes.fix import Fix
 from memory_autopsy.fixes.items import span
 
-_PREFIX = re.compile(r"^(\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?)")
-_TRAILING_COMMENT = re.compile(r"\s*<!--.*?-->\s*$")
+_PREFIX = lazyre.compile(r"^(\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?)")
+_TRAILING_COMMENT = lazyre.compile(r"\s*<!--.*?-->\s*$")
 
 Line = tuple[str, str]  # (content, line ending)
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory_autopsy import lazyre
 from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Finding, Report
 
 MAX_ROWS = 100
 CELL_LIMIT = 200
 _BACKSLASHED = "\\`*_[]|~#!"
-_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=&#64;)", re.IGNORECASE)
+_AUTOLINK = lazyre.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=&#64;)", re.IGNORECASE)
 ZERO_WIDTH_SPACE = "\u200b"
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 
+from memory_autopsy import lazyre
+
 # C0 except tab, DEL, C1, and the surrogate block (lone halves: Python strings from JSON).
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
-_UNSAFE_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_C1 = re.compile("[\x7f-\x9f]")
+_UNSAFE = lazyre.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNSAFE_BUT_LINES = lazyre.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = lazyre.compile("[\ud800-\udfff]")
+_C1 = lazyre.compile("[\x7f-\x9f]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 
 

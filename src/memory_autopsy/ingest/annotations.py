@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory_autopsy import lazyre
 from memory_autopsy.dates import DATE_PATTERN, parse_date
 
 # Every pattern here runs on memory content, so each is linear in the line: no two unbounded
@@ -25,23 +26,23 @@ BARE_SLOT = re.compile(rf"^{_SLOT}\s*=\s*{_VALUE}(?P<rest>.*)$")
 # The name and class stop at the first `,` / `)` and are stripped by the reader. Both are bounded,
 # and a name never runs into the next `(source:`, so `(source: ` repeated is not rescanned to the
 # end of the line from every `(`.
-_SOURCE = re.compile(
+_SOURCE = lazyre.compile(
     r"\(\s*source\s*:(?P<name>(?:[^,()]|\((?!\s*source\s*:)){0,200})"
     r"(?:,\s*class\s*:(?P<cls>[^)]{0,200}))?\)",
     re.I,
 )
 # A value runs to the next `;`, `--` or `(source`, one character at a time: never backtracks.
-_PAIR = re.compile(
+_PAIR = lazyre.compile(
     r";\s*(?P<key>[A-Za-z_]{1,40})\s*=(?P<val>(?:[^;\-(]|-(?!-)|\((?!source))*)(?=;|--|\(source|$)", re.I
 )
-_OBS_DASH = re.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*", re.I)
-_OBS_PAREN = re.compile(
+_OBS_DASH = lazyre.compile(rf"\s--\s*(?P<date>{DATE_PATTERN})\s*", re.I)
+_OBS_PAREN = lazyre.compile(
     rf"\(\s*(?:(?:observed|seen|as of|updated|verified|on)\s*)?(?::\s*)?(?P<date>{DATE_PATTERN})\s*\)", re.I
 )
-_LEAD_DATE = re.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*(?:\]\s*)?(?:[-:–—]\s*)?", re.I)
-_YEAR = re.compile(r"\d{4}")
-_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'")
-_EMPHASIS = re.compile(r"(\*\*|__|`)")
+_LEAD_DATE = lazyre.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*(?:\]\s*)?(?:[-:–—]\s*)?", re.I)
+_YEAR = lazyre.compile(r"\d{4}")
+_QUOTED = lazyre.compile(r"\"([^\"]+)\"|'([^']+)'")
+_EMPHASIS = lazyre.compile(r"(\*\*|__|`)")
 
 
 @dataclass

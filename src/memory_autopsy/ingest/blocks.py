@@ -10,24 +10,26 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
-_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*")
-_ITEM = re.compile(r"^([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
-_CHECK = re.compile(r"\[([ xXpP~/-])\][ \t]*")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+from memory_autopsy import lazyre
+
+_HEADING = lazyre.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
+_BREAK = lazyre.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = lazyre.compile(r"^ {0,3}(=+|-+)[ \t]*")
+_ITEM = lazyre.compile(r"^([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
+_CHECK = lazyre.compile(r"\[([ xXpP~/-])\][ \t]*")
+_FENCE = lazyre.compile(r"^[ \t]*(`{3,}|~{3,})")
 # Separators own the blanks after them, so no two `[ \t]*` meet around an optional pipe.
-_TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
+_TABLE_RULE = lazyre.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
+_SENTENCE_END = lazyre.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
 # A line that stands alone even inside a paragraph: a record (`x: slot = "v"`, the slot maybe
 # namespaced: `x: env:KEY = "v"`), a stamped entry or a line opened by a status mark ("✅ Complete
 # agent pipeline", a list without bullets).
-_OWN_LINE = re.compile(
+_OWN_LINE = lazyre.compile(
     r"^(?:[^:=\"\n]{1,80}:[ \t]*[A-Za-z_](?:[\w.\-]{0,40}(?::[\w./@\-]{1,60}){1,3})?[\w.\- ]{0,40}=[ \t]*\"|\[?\d{4}-\d{2}-\d{2}[ T\]]|[✅☑✔✓❌⬜🟢🔄⏳][ \t])"
 )
-_SUPPRESS = re.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
-_RULE_SEPARATOR = re.compile(r"[,\s]+")
-_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+_SUPPRESS = lazyre.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
+_RULE_SEPARATOR = lazyre.compile(r"[,\s]+")
+_CELL_SEPARATOR = lazyre.compile(r"(?<!\\)\|")
 
 
 @dataclass(slots=True)

@@ -9,10 +9,10 @@ file name)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
@@ -39,13 +39,13 @@ from memory_autopsy.model import Declaration, Fidelity, Problem
 
 # Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
 # position of a long line.
-_REFERENCE = re.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
-_STRUCK = re.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
-_PINNED = re.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
-_STAMPED = re.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
+_REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
+_STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
+_PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
+_STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
 # Every date find_dates reads holds a four-digit year: a line without one is not searched.
-_YEAR = re.compile(r"\d{4}")
-_ALNUM = re.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
+_YEAR = lazyre.compile(r"\d{4}")
+_ALNUM = lazyre.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
                    "timestamp", "created", "created_at")

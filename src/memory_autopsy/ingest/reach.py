@@ -11,13 +11,14 @@ from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.ingest.dialects import detect
 
-_LINK = re.compile(r"\[[^\]\n]{0,300}\]\((?P<target>[^)\s]{1,300})\)")
-_IMPORT = re.compile(r"(?:^|(?<=\s))@(?P<target>[~./\w-][\w./~-]{0,299})")
-_FENCE = re.compile(r"\s{0,3}(```|~~~)")
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
-_ALWAYS = re.compile(r"alwaysApply[ \t]*:[ \t]*(?P<value>\w+)", re.I)
+_LINK = lazyre.compile(r"\[[^\]\n]{0,300}\]\((?P<target>[^)\s]{1,300})\)")
+_IMPORT = lazyre.compile(r"(?:^|(?<=\s))@(?P<target>[~./\w-][\w./~-]{0,299})")
+_FENCE = lazyre.compile(r"\s{0,3}(```|~~~)")
+_CODE_SPAN = lazyre.compile(r"`[^`\n]*`")
+_ALWAYS = lazyre.compile(r"alwaysApply[ \t]*:[ \t]*(?P<value>\w+)", re.I)
 
 
 class MemoryFile(NamedTuple):

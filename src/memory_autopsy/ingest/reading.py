@@ -7,29 +7,30 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.lexicon import Lexicon
 
 # The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
 # between them cannot start a word.
-_TWO_WORDS = re.compile(r"([^\W\d_][\w'’-]*)(?:[\W\d_]*([^\W\d_][\w'’-]*))?")
-_LEAD_NOISE = re.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
-_PAREN = re.compile(r"[(（]([^()（）]{1,40})[)）]")
+_TWO_WORDS = lazyre.compile(r"([^\W\d_][\w'’-]*)(?:[\W\d_]*([^\W\d_][\w'’-]*))?")
+_LEAD_NOISE = lazyre.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
+_PAREN = lazyre.compile(r"[(（]([^()（）]{1,40})[)）]")
 # The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
 # rescan a run of spaces once per label length. Its name is greedy: the class stops at the
 # colon and the star, so the one length that can match is where the run ends.
-_LABEL = re.compile(r"^\**([^:*：]{1,40})(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
-_HEADING_NOISE = re.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
-_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
+_LABEL = lazyre.compile(r"^\**([^:*：]{1,40})(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$")
+_HEADING_NOISE = lazyre.compile(r"^[\W\d_]*?(?=[^\W\d_])", re.UNICODE)
+_NUMBERING = lazyre.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[ivx]+\.|[a-z][.)])\s+", re.I)
 # Tried only where a run of blanks starts (the leftmost match is the same); its optional tail
 # cannot fail, so it never backtracks.
-_STAMP = re.compile(r"(?<!\s)\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
-_MARKS = re.compile(r"[*_`]")
+_STAMP = lazyre.compile(r"(?<!\s)\s*[\[(]?\d{4}-\d{2}-\d{2}[0-9:TZ .+-]*[\])]?\s*[-–—:]*\s*")
+_MARKS = lazyre.compile(r"[*_`]")
 # Tried only where a run of blanks starts, as _STAMP.
-_TRAILING_PAREN = re.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
-_BLANKS = re.compile(r"\s+")
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NOT_A_NAME = re.compile(r"[/\\\[\]{}<>|]")
+_TRAILING_PAREN = lazyre.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
+_BLANKS = lazyre.compile(r"\s+")
+_DAY = lazyre.compile(r"\d{4}-\d{2}-\d{2}")
+_NOT_A_NAME = lazyre.compile(r"[/\\\[\]{}<>|]")
 _SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 

@@ -4,12 +4,11 @@ supersedes it."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_autopsy import __version__
+from memory_autopsy import __version__, lazyre
 from memory_autopsy.engine.context import fact_body
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Fact, Finding, Report
@@ -53,7 +52,7 @@ def find_fact(wanted: str, facts: tuple[Fact, ...]) -> list[Fact]:
     return prefixed
 
 
-_LOCATION = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?:#obs-(?P<obs>\d+))?$")
+_LOCATION = lazyre.compile(r"^(?P<path>.+):(?P<line>\d+)(?:#obs-(?P<obs>\d+))?$")
 
 
 def parse_location(text: str) -> tuple[str, int, int] | None:
