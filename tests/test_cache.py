@@ -129,6 +129,62 @@ def test_the_folder_is_bounded(tmp_path: Path) -> None:
     assert 0 < sum(sizes) <= 20_000 and len(sizes) < 12
 
 
+def test_a_writing_run_lists_the_folder_only_when_its_count_passes_the_bound(tmp_path: Path, monkeypatch) -> None:
+    """The folder keeps a count of its bytes: a run that wrote adds to it and prunes (listing and
+    stating every entry) only when the count passes the bound, at every PRUNE_EVERY-th writing
+    run, or when the count is missing or unreadable; the prune writes the count it measured."""
+    from memory_autopsy.ingest import cache
+
+    pruned: list[int] = []
+    real_prune = ParseCache.prune
+
+    def counted(self: ParseCache, since: float | None = None) -> int:
+        pruned.append(1)
+        return real_prune(self, since)
+
+    monkeypatch.setattr(ParseCache, "prune", counted)
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    ledger = tmp_path / "cache" / "v1" / cache.LEDGER
+    runs = iter(range(100))
+
+    def run_on_a_new_file() -> None:
+        n = next(runs)
+        (tmp_path / f"m{n}.md").write_text(f"- svc{n}: uses redis {n} (2026-01-05)\n", encoding="utf-8")
+        lint([str(tmp_path / f"m{n}.md")], settings)
+
+    def entries_bytes() -> int:
+        return sum(p.stat().st_size for p in (tmp_path / "cache" / "v1").glob("??/*.json"))
+
+    run_on_a_new_file()  # no count yet: pruned, and counted
+    assert len(pruned) == 1 and ledger.read_text(encoding="ascii").split() == [str(entries_bytes()), "0"]
+    run_on_a_new_file()
+    run_on_a_new_file()
+    assert len(pruned) == 1  # under the bound: the count grows, nothing is listed
+    assert ledger.read_text(encoding="ascii").split() == [str(entries_bytes()), "2"]
+    lint([str(tmp_path / "m0.md")], settings)  # a run that writes nothing leaves it alone
+    assert len(pruned) == 1
+
+    for path in (tmp_path / "cache").rglob("*.json"):  # written a while before the next run
+        os.utime(path, (1, 1))
+    monkeypatch.setattr(cache, "MAX_BYTES", entries_bytes() + 10)
+    run_on_a_new_file()  # past the bound by its count: pruned to it
+    assert len(pruned) == 2 and entries_bytes() <= cache.MAX_BYTES
+    assert ledger.read_text(encoding="ascii").split() == [str(entries_bytes()), "0"]
+    monkeypatch.setattr(cache, "MAX_BYTES", 256 * 1024 * 1024)
+
+    ledger.write_text(f"{entries_bytes()} {cache.PRUNE_EVERY - 2}\n", encoding="ascii")
+    run_on_a_new_file()
+    assert len(pruned) == 2
+    run_on_a_new_file()  # the PRUNE_EVERY-th writing run since the last prune
+    assert len(pruned) == 3 and ledger.read_text(encoding="ascii").split()[1] == "0"
+
+    for bad in ("", "x 1", "-5 0", "1 2 3", "\xff"):
+        ledger.write_bytes(bad.encode("latin-1"))
+        run_on_a_new_file()  # an unreadable count: pruned, and counted again
+        assert ledger.read_text(encoding="ascii").split() == [str(entries_bytes()), "0"]
+    assert len(pruned) == 8
+
+
 def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
     memory = tmp_path / ".memory-autopsy-cache"  # the default name: a dot-folder no walk reads
     (tmp_path / "memory").mkdir()

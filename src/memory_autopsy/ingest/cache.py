@@ -43,6 +43,12 @@ if TYPE_CHECKING:
 
 FORMAT = "v1"
 MAX_BYTES = 256 * 1024 * 1024
+# A run that wrote adds its bytes to a count of the folder's kept in LEDGER, and lists the folder
+# to prune it only once the count passes the bound, or at every PRUNE_EVERY-th writing run
+# (concurrent runs can each miss the other's bytes; the engine's shards are not counted): listing
+# and stating every entry cost each commit ~20 µs an entry, and a cache gathers thousands.
+LEDGER = "size"
+PRUNE_EVERY = 64
 # A row holds the fields in DRAFT_FIELDS order (Draft's positional order); these are checked
 # or converted by position, so a cached store is read without a dict per draft. The entry names
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
@@ -82,6 +88,7 @@ class ParseCache:
         # on, an entry is this run's (a filesystem's coarser clock only protects fewer).
         self.opened = float(int(time.time()))
         self.hits = self.misses = self.written = 0
+        self.bytes_written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]]] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
 
@@ -166,23 +173,36 @@ class ParseCache:
     def _write(self, key: str, entry: dict[str, Any]) -> None:
         if not self.written:
             ignore_itself(self.root.parent)
-        if write_atomic(self._file(key), lambda handle: _dump(entry, handle)):
+        target = self._file(key)
+        if write_atomic(target, lambda handle: _dump(entry, handle)):
             self.written += 1
+            with contextlib.suppress(OSError):
+                self.bytes_written += target.stat().st_size
 
     def prune_after_run(self) -> None:
         """Prune once the run has read and written all it will (a lint: after the engine has
-        read and written its shards), when it wrote anything, keeping what it touched."""
-        if self.written:
-            self.prune(since=self.opened)
+        read and written its shards), when it wrote anything and the folder's count of its bytes
+        (LEDGER) passes the bound, keeping what it touched; a folder with no count is pruned, and
+        the prune writes the count it measured."""
+        if not self.written:
+            return
+        counted = _read_ledger(self.root / LEDGER)
+        if counted is not None:
+            size, runs = counted[0] + self.bytes_written, counted[1] + 1
+            if size <= self.max_bytes and runs < PRUNE_EVERY:
+                _write_ledger(self.root / LEDGER, size, runs)
+                return
+        _write_ledger(self.root / LEDGER, self.prune(since=self.opened), 0)
 
-    def prune(self, since: float | None = None) -> None:
+    def prune(self, since: float | None = None) -> int:
         """Drop the least recently used entries until the folder is under its bound, but none
         touched since `since` (a run passes `opened`: what it read or wrote stays, so a store
         whose entries pass the bound keeps them all rather than losing the ones its next run
         reads first: a 1M JSONL store's ~300 MB of spans cycled, each run after a change
         parsing again the spans the run before had dropped). The engine's kept findings (a
         folder of shards per scope) count too, and go only after every parse entry: a shard
-        spares a run judging its entities again, a parse entry reading one file or span."""
+        spares a run judging its entities again, a parse entry reading one file or span.
+        Returns the bytes left."""
         kept_from = float("inf") if since is None else since
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
@@ -204,6 +224,21 @@ class ParseCache:
                 total -= size
             except OSError:
                 continue
+        return total
+
+
+def _read_ledger(path: Path) -> tuple[int, int] | None:
+    """(bytes, writing runs since the last prune) as LEDGER holds them; None when unreadable."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            size, runs = (int(part) for part in handle.read(64).split())
+    except (OSError, ValueError):
+        return None
+    return (size, runs) if size >= 0 and runs >= 0 else None
+
+
+def _write_ledger(path: Path, size: int, runs: int) -> None:
+    write_atomic(path, lambda handle: handle.write(f"{size} {runs}\n"))
 
 
 IGNORED = "# Written by memory-autopsy: this cache is never committed (a committed one is not read).\n*\n"
