@@ -252,3 +252,29 @@ def test_a_folder_with_no_memory_file_is_a_usage_error(tmp_path: Path) -> None:
     write(tmp_path / "src" / "app.py", "print('hi')\n")
     result = run_cli("scan", "src", cwd=tmp_path)
     assert result.code == 2 and "src" in result.err
+
+
+@needs_git
+def test_a_folder_is_asked_about_only_below_the_top_of_its_work_tree(repo: Path, monkeypatch) -> None:
+    """A folder named on the command line is read from git's listing unless git ignores it (then
+    walked); the top of a work tree is never ignored, so git is not asked about it."""
+    from memory_autopsy import scope
+    from memory_autopsy.settings import Settings
+
+    write(repo / "memory" / "notes.md", CLEAN)
+    write(repo / "skipped" / "notes.md", CLEAN)
+    write(repo / ".gitignore", "skipped/\n")
+    asked: list[str] = []
+    real_git = scope.git
+
+    def spy(*args: str, cwd: Path | str | None = None) -> str:
+        asked.append(args[0])
+        return real_git(*args, cwd=cwd)
+
+    monkeypatch.setattr(scope, "git", spy)
+    monkeypatch.chdir(repo)
+    assert scope.folder_files(".", Settings(), repo) == ["memory/notes.md"]
+    assert "check-ignore" not in asked
+    assert scope.folder_files("memory", Settings(), repo) == ["memory/notes.md"]
+    assert asked.count("check-ignore") == 1
+    assert scope.folder_files("skipped", Settings(), repo) == ["skipped/notes.md"]  # ignored: walked
