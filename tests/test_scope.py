@@ -278,3 +278,32 @@ def test_a_folder_is_asked_about_only_below_the_top_of_its_work_tree(repo: Path,
     assert scope.folder_files("memory", Settings(), repo) == ["memory/notes.md"]
     assert asked.count("check-ignore") == 1
     assert scope.folder_files("skipped", Settings(), repo) == ["skipped/notes.md"]  # ignored: walked
+
+
+def test_outside_any_repository_no_git_process_is_started(tmp_path: Path, monkeypatch) -> None:
+    """An agent's memory folder outside git (`~/.claude/projects/...`) is scanned and hooked
+    with no git process started only to fail; inside a repository git is asked as before."""
+    from memory_autopsy.ci import changed
+
+    outside = tmp_path / "home"
+    write(outside / "memory" / "notes.md", OLD + NEW + DUPLICATED)
+    assert not any((p / ".git").exists() for p in (outside.resolve(), *outside.resolve().parents))
+    started: list[tuple[str, ...]] = []
+
+    def spy(cmd: list[str], *args: object, **kwargs: object) -> object:
+        if cmd and cmd[0] == "git":
+            started.append(tuple(cmd))
+        return real_run(cmd, *args, **kwargs)
+
+    real_run = changed.subprocess.run
+    monkeypatch.setattr(changed.subprocess, "run", spy)
+    scanned = run_cli("scan", "memory", "--json", cwd=outside)
+    hooked = run_cli("hook", "memory/notes.md", "--json", cwd=outside)
+    assert started == []
+    assert finding_paths(scanned.out) == finding_paths(hooked.out) == {"memory/notes.md"}
+
+    inside = tmp_path / "repo"
+    git(inside.parent, "init", "-q", str(inside))
+    write(inside / "memory" / "notes.md", OLD + NEW + DUPLICATED)
+    assert json.loads(run_cli("scan", "memory", "--json", cwd=inside).out) == json.loads(scanned.out)
+    assert started  # in a work tree, git lists the folder

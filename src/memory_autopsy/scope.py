@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memory_autopsy.ci.changed import GitError, from_root, git, norm, repo_root
+from memory_autopsy.ci.changed import GitError, from_root, git, in_work_tree, norm, repo_root
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.dialects import (
     DEFAULT_SCOPE,
@@ -198,6 +198,8 @@ def _shown(root: Path) -> str:
 def _git_listing(root: Path, keep: Callable[[str], bool] | None = None) -> list[str] | None:
     """The files git lists under root (tracked, and untracked unless ignored) that exist;
     `keep`, a test of the path alone, is made before the file is looked for on disk."""
+    if not in_work_tree(root):
+        return None
     try:
         out = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:

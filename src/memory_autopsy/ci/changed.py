@@ -27,7 +27,19 @@ def git(*args: str, cwd: Path | str | None = None) -> str:
     return done.stdout
 
 
+def in_work_tree(cwd: Path | str | None = None) -> bool:
+    """False only where git finds no repository: no `.git` in the folder or above it and no
+    GIT_DIR or GIT_WORK_TREE to point elsewhere. A scan of a folder outside git (an agent's
+    memory folder in a home directory) then starts no git process only to hear so."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return True
+    here = Path(cwd or ".").resolve()
+    return any((folder / ".git").exists() for folder in (here, *here.parents))
+
+
 def repo_root(cwd: Path | str | None = None) -> Path | None:
+    if not in_work_tree(cwd):
+        return None
     try:
         return Path(git("rev-parse", "--show-toplevel", cwd=cwd).strip())
     except GitError:

@@ -117,11 +117,10 @@ def _committed(folder: Path) -> bool:
     file under a bad file's key, findings kept for entities it changed) would have the run read
     them and report what the entries say. The cache keeps itself out of git (a `.gitignore` of
     `*`), so a tracked file there was added on purpose or by mistake; either way it is not read."""
-    from memory_autopsy.ci.changed import GitError, git
+    from memory_autopsy.ci.changed import GitError, git, in_work_tree
 
-    here = folder.absolute()
-    if "GIT_DIR" not in os.environ and not any((up / ".git").exists() for up in (here, *here.parents)):
-        return False  # in no work tree: git is not started to say so
+    if not in_work_tree(folder):
+        return False  # git is not started to say so
     try:
         return bool(git("ls-files", "-z", "--cached", "--", ".", cwd=folder))
     except GitError:  # no git, or not a repository: nothing there is committed
