@@ -33,8 +33,8 @@ def in_work_tree(cwd: Path | str | None = None) -> bool:
     memory folder in a home directory) then starts no git process only to hear so."""
     if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
         return True
-    here = Path(cwd or ".").resolve()
-    return any((folder / ".git").exists() for folder in (here, *here.parents))
+    here = Path(cwd or ".").resolve()  # an unreadable folder is no repository, as for git
+    return any(os.path.exists(folder / ".git") for folder in (here, *here.parents))
 
 
 def repo_root(cwd: Path | str | None = None) -> Path | None:
