@@ -166,7 +166,7 @@ def _folder_listing(folder: Path) -> list[str]:
 
 
 def _ignored(folder: Path) -> bool:
-    if (folder / ".git").exists():  # the top of a work tree is never ignored: git is not asked
+    if os.path.exists(folder / ".git"):  # the top of a work tree is never ignored: git is not asked
         return False
     try:
         git("check-ignore", "-q", ".", cwd=folder)
