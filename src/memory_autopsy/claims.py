@@ -133,7 +133,9 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 @lru_cache(maxsize=262144)
 def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     text = " " + normalize_claim(body) + " "
-    pattern, backward_set = _trigger_pattern(vocabulary)
+    pattern, backward_set, first_words = _trigger_pattern(vocabulary)
+    if first_words.isdisjoint(text.split(" ")):
+        return None  # a trigger starts after a space: its first word is one of the text's words
     match = pattern.search(text)
     if match is None:
         return None
@@ -149,14 +151,15 @@ def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 
 
 @lru_cache(maxsize=8)
-def _trigger_pattern(vocabulary: Vocabulary) -> tuple[re.Pattern[str], frozenset[str]]:
-    """One alternation, longest first, so the leftmost trigger wins in a single pass."""
+def _trigger_pattern(vocabulary: Vocabulary) -> tuple[re.Pattern[str], frozenset[str], frozenset[str]]:
+    """One alternation, longest first, so the leftmost trigger wins in a single pass; and the
+    triggers' first words, which a text must hold (split at spaces) for the search to match."""
     forward = set(vocabulary.forward_triggers)
     backward = set(vocabulary.backward_triggers)
     backward |= {f"{aux} {t}" for t in forward if " " not in t for aux in ("was", "been")}
     alternatives = sorted(forward | backward, key=lambda t: (-len(t), t))
     pattern = re.compile("(?<= )(?:" + "|".join(re.escape(t) for t in alternatives) + ")(?= )")
-    return pattern, frozenset(backward - forward)
+    return pattern, frozenset(backward - forward), frozenset(t.split(" ", 1)[0] for t in alternatives)
 
 
 def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list[str]:

@@ -15,7 +15,10 @@ from typing import Any
 from memory_autopsy import lazyre
 
 _PUNCT = lazyre.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
-_ASCII_PUNCT = str.maketrans({c: " " for c in string.punctuation if c != "."})
+# ASCII punctuation but the dot, as bytes: bytes.translate reads a 256-byte table, where
+# str.translate looks each character up in a dict.
+_PUNCT_BUT_DOT = string.punctuation.replace(".", "").encode()
+_ASCII_PUNCT = bytes.maketrans(_PUNCT_BUT_DOT, b" " * len(_PUNCT_BUT_DOT))
 _LONE_DOT = lazyre.compile(r"(?<!\d)\.|\.(?!\d)")
 _TOKEN = lazyre.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
 _ENTITY_PUNCT = lazyre.compile(r"[\W_]+", re.UNICODE)
@@ -45,7 +48,7 @@ def normalize_claim(text: str) -> str:
     """Case, whitespace and punctuation collapsed; version dots kept (`7.2`)."""
     folded = fold(text)
     if folded.isascii():  # the same result as the regex, by a translate table
-        cleaned = folded.translate(_ASCII_PUNCT)
+        cleaned = folded.encode("ascii").translate(_ASCII_PUNCT).decode("ascii")
         if "." in cleaned:
             cleaned = _LONE_DOT.sub(" ", cleaned)
         return " ".join(cleaned.split())
