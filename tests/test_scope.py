@@ -283,7 +283,7 @@ def test_a_folder_is_asked_about_only_below_the_top_of_its_work_tree(repo: Path,
 def test_outside_any_repository_no_git_process_is_started(tmp_path: Path, monkeypatch) -> None:
     """An agent's memory folder outside git (`~/.claude/projects/...`) is scanned and hooked
     with no git process started only to fail; inside a repository git is asked as before."""
-    from memory_autopsy.ci import changed
+    import subprocess
 
     outside = tmp_path / "home"
     write(outside / "memory" / "notes.md", OLD + NEW + DUPLICATED)
@@ -295,8 +295,8 @@ def test_outside_any_repository_no_git_process_is_started(tmp_path: Path, monkey
             started.append(tuple(cmd))
         return real_run(cmd, *args, **kwargs)
 
-    real_run = changed.subprocess.run
-    monkeypatch.setattr(changed.subprocess, "run", spy)
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", spy)
     scanned = run_cli("scan", "memory", "--json", cwd=outside)
     hooked = run_cli("hook", "memory/notes.md", "--json", cwd=outside)
     assert started == []

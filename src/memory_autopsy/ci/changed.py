@@ -7,7 +7,6 @@ engine prints paths, so a finding's path can be tested against a changed-file se
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from memory_autopsy.errors import UsageError
@@ -18,6 +17,8 @@ class GitError(UsageError):
 
 
 def git(*args: str, cwd: Path | str | None = None) -> str:
+    import subprocess  # here, not at import: a run outside a repository starts no git (in_work_tree)
+
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except OSError as error:

@@ -6,10 +6,12 @@ tests never see the line: it is drawn only when the stream is a TTY, and erased 
 
 from __future__ import annotations
 
-import threading
 import time
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import threading
 
 DELAY = 2.0
 INTERVAL = 0.5
@@ -35,7 +37,7 @@ class Progress:
         self.interval = INTERVAL if interval is None else interval
         self.files = 0
         self.shown = False
-        self._stop = threading.Event()
+        self._stop: threading.Event | None = None  # a thread and its event on a terminal only
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
 
@@ -44,26 +46,31 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
-            self._thread = threading.Thread(target=self._draw, name="memory-autopsy-progress", daemon=True)
+            import threading  # here: a run that draws nothing (a pipe, the hook) needs no thread
+
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._draw, args=(self._stop,), name="memory-autopsy-progress",
+                                            daemon=True)
             self._thread.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
-        self._stop.set()
+        if self._stop is not None:
+            self._stop.set()
         if self._thread is not None:
             self._thread.join()
         if self.shown:
             self._write(_ERASE)
 
-    def _draw(self) -> None:
-        if self._stop.wait(self.delay):
+    def _draw(self, stop: threading.Event) -> None:
+        if stop.wait(self.delay):
             return
         while True:
             elapsed = time.monotonic() - self._started
             self.shown = True
             self._write(f"{_ERASE}memory-autopsy: scanned {self.files} files… {elapsed:.0f} s")
-            if self._stop.wait(self.interval):
+            if stop.wait(self.interval):
                 return
 
     def _write(self, text: str) -> None:
