@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from memory_autopsy.dates import find_dates, parse_date
@@ -88,13 +89,22 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
     return result
 
 
-def parse_json_lines(lines: Sequence[Any], path: str, entity_hint: str, first: int = 1) -> JsonResult:
-    """Lines of a JSONL store, as str or (read straight from disk) as bytes; `first` is the
-    number of the first line (a span of a store read on its own)."""
+def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: int = 1) -> JsonResult:
+    """Lines of a JSONL store, as str or (read straight from disk) as bytes, with or without
+    their line ends; `first` is the number of the first line (a span of a store read on its
+    own). The lines are taken CHUNK non-blank lines at a time: an iterator of a large store's
+    lines is never held whole."""
     result = JsonResult()
-    numbered: list[tuple[int, Any]] = [(n, line) for n, line in enumerate(lines, first) if line.strip()]
-    for start in range(0, len(numbered), CHUNK):
-        _read_chunk(numbered[start : start + CHUNK], path, entity_hint, result)
+    numbered = enumerate(lines, first)
+    pending: list[tuple[int, Any]] = []
+    while taken := list(islice(numbered, CHUNK)):
+        pending += [(n, line) for n, line in taken if line.strip()]
+        del taken
+        while len(pending) >= CHUNK:
+            _read_chunk(pending[:CHUNK], path, entity_hint, result)
+            del pending[:CHUNK]
+    if pending:
+        _read_chunk(pending, path, entity_hint, result)
     return result
 
 
