@@ -107,15 +107,29 @@ def trigrams(text: str) -> frozenset[str]:
 
 
 def edit_distance(a: str, b: str, limit: int = 3) -> int:
-    """Levenshtein distance, giving up (returning limit + 1) once it exceeds `limit`."""
+    """Levenshtein distance when it is at most `limit`, else limit + 1. Only the cells within
+    `limit` of the diagonal are computed: a path through any other costs more than `limit`."""
+    over = limit + 1
     if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous = list(range(len(b) + 1))
+        return over
+    width = len(b)
+    previous = [j if j <= limit else over for j in range(width + 1)]
     for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
-            return limit + 1
+        low, high = max(1, i - limit), min(width, i + limit)
+        current = [over] * (width + 1)
+        if i <= limit:
+            current[0] = i
+        best = current[low - 1]
+        for j in range(low, high + 1):
+            cost = previous[j - 1] + (ca != b[j - 1])
+            if previous[j] < cost:
+                cost = previous[j] + 1
+            if current[j - 1] < cost:
+                cost = current[j - 1] + 1
+            current[j] = cost = cost if cost < over else over
+            if cost < best:
+                best = cost
+        if best >= over:
+            return over
         previous = current
-    return previous[-1]
+    return previous[width] if previous[width] < over else over

@@ -107,7 +107,7 @@ def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
     pairs: list[AliasPair] = []
     order = {root: index for index, root in enumerate(first_name)}
     for bucket in buckets.values():
-        if len(bucket) > 50:
+        if not 1 < len(bucket) <= 50:  # most keys are one name's own (a root is in a bucket once)
             continue
         for a, b in combinations(sorted(set(bucket), key=order.__getitem__), 2):
             if (a, b) in seen or _differ_only_in_digits(a, b):
