@@ -10,6 +10,7 @@ import pytest
 from memory_autopsy.api import load_store
 from memory_autopsy.dates import parse_date
 from memory_autopsy.model import RECORD_FIELDS, Fidelity
+from memory_autopsy.normalize import edit_distance
 
 
 def facts_of(tmp_path: Path, name: str, text: str, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
@@ -214,3 +215,25 @@ def test_directory_walk_skips_dot_folders_and_other_files(tmp_path: Path, monkey
     monkeypatch.chdir(tmp_path)
     assert load_store(["mem"]).paths == (
         "mem/a.md", "mem/b.markdown", "mem/c.json", "mem/d.jsonl", "mem/sub/g.md")
+
+
+@pytest.mark.parametrize(("a", "b", "limit", "expected"), [
+    ("kitten", "sitting", 3, 3), ("kitten", "sitting", 2, 3), ("flaw", "lawn", 2, 2), ("abcd", "abxd", 2, 1),
+    ("abc", "abc", 2, 0), ("", "ab", 2, 2), ("a", "abcd", 2, 3), ("billing-store", "biling-stor", 1, 2),
+])
+def test_edit_distance_is_exact_up_to_its_limit_and_limit_plus_one_past_it(
+        a: str, b: str, limit: int, expected: int) -> None:
+    assert edit_distance(a, b, limit) == expected == edit_distance(b, a, limit)
+
+
+def test_look_alike_names_are_paired_once_and_only_within_two_edits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names a typo apart are reported as one pair, never merged; names that differ only in
+    digits, or by three edits, are not."""
+    names = ["billing-store", "biling-store", "svc-10", "svc-11", "payments", "paymints-gw", "ledger"]
+    text = "".join(f"- {name}: runs on Debian {k}\n" for k, name in enumerate(names))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.md").write_text(text, encoding="utf-8")
+    store = load_store(["m.md"])
+    assert [(a, c, d) for a, _, c, _, d in store.alias_pairs] == [("billing-store", "biling-store", 1)]
+    assert {f.entity for f in store.facts} == set(names)
