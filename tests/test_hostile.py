@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,44 @@ def test_jsonl_good_lines_still_read(tmp_path: Path) -> None:
     data = json.loads(run_cli("scan", "s.jsonl", "--json", cwd=tmp_path).out)
     assert data["facts"] == 2
     assert ("bad_input", 2) in [(f["rule"], f["line"]) for f in data["findings"]]
+
+
+def test_two_broken_jsonl_lines_that_complete_each_other_are_both_broken(tmp_path: Path) -> None:
+    """Read as one array, `{…}, ["q"` and `"r"]` make two values: neither line is one."""
+    (tmp_path / "s.jsonl").write_text(
+        '{"claim": "billing uses MySQL 8", "entity": "billing"}, ["q"\n"r"]\n', encoding="utf-8")
+    data = json.loads(run_cli("scan", "s.jsonl", "--json", cwd=tmp_path).out)
+    assert data["facts"] == 0
+    assert [(f["rule"], f["line"], f["message"].split(": ", 1)[1]) for f in data["findings"]] == [
+        ("bad_input", 1, "malformed JSON line: Extra data"), ("bad_input", 2, "malformed JSON line: Extra data")]
+
+
+_PIECES = [
+    '{"entity": "db", "claim": "uses postgres", "date": "2026-01-01"}', '"billing runs on Debian"', '', '  ',
+    '{"claim": "x"', '1, 2', '[3', '4]', '{"claim": "a", "x": [1', '2]]}', '"abc', 'def"', '1],[2', '{"a": 1}, {"b": 2}',
+    '{"claim": "the ratio is NaN", "entity": "db"}', '{"claim": "k", "n": NaN}', 'Infinity', '{"a": [1, {"b": 2}',
+    '{"c": 3}', '{"d": 4}]}', '{"e": 1},{"f": 2}', ']', '{', ',', 'null',
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_jsonl_store_reads_each_line_as_that_line_alone(seed: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines are decoded many at a time for speed: the facts and problems must be those of
+    decoding every line on its own, whatever broken lines sit together."""
+    from memory_autopsy.api import load_store
+    from memory_autopsy.ingest import json_store
+
+    chooser = random.Random(seed)
+    for n in range(25):
+        lines = [chooser.choice(_PIECES) for _ in range(chooser.randint(1, 30))]
+        (tmp_path / f"s{n}.jsonl").write_bytes(("\r\n" if n % 2 else "\n").join(lines).encode())
+    paths = [f"s{n}.jsonl" for n in range(25)]
+    monkeypatch.chdir(tmp_path)
+    together = load_store(paths)
+    monkeypatch.setattr(json_store, "CHUNK", 1)
+    alone = load_store(paths)
+    assert together.facts == alone.facts and together.problems == alone.problems
 
 
 def test_directory_as_file_and_missing_path(tmp_path: Path) -> None:

@@ -136,16 +136,38 @@ def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, re
 _BROKEN = object()
 
 
+# What the chunk's sentinel (`NaN`, read through parse_constant=tuple) decodes to: no JSON
+# value is a tuple, so a line cannot forge one.
+_SENTINEL = ("N", "a", "N")
+
+
 def _decode_lines(lines: list[Any]) -> list[Any]:
-    """All lines as one JSON array (one C-level pass); line by line only when that fails."""
+    """All lines as one JSON array (one C-level pass), each line's value between two sentinels;
+    every line _BROKEN (read again alone, for its message) unless each sentinel stands between
+    two values. The array is joined with newlines, which no JSON string holds raw, so no string
+    spans two lines; and a chunk whose lines hold a `NaN` or `Infinity` of their own is read line
+    by line. A count of values alone let two broken lines that complete each other (`{…}, ["q"`
+    then `"r"]`) pass as two records."""
+    if not lines:
+        return []
+    broken = [_BROKEN] * len(lines)
     try:
-        if lines and isinstance(lines[0], bytes):
-            items = json.loads(b"[" + b",".join(lines) + b"]")
+        if isinstance(lines[0], bytes):
+            body = b"\n,NaN\n,".join(lines)
+            if body.count(b"NaN") != len(lines) - 1 or b"Infinity" in body:
+                return broken
+            items = json.loads(b"[" + body + b"]", parse_constant=tuple)
         else:
-            items = json.loads("[" + ",".join(lines) + "]")
+            text = "\n,NaN\n,".join(lines)
+            if text.count("NaN") != len(lines) - 1 or "Infinity" in text:
+                return broken
+            items = json.loads("[" + text + "]", parse_constant=tuple)
     except (ValueError, RecursionError):
-        return [_BROKEN] * len(lines)
-    return items if len(items) == len(lines) else [_BROKEN] * len(lines)
+        return broken
+    if len(items) != 2 * len(lines) - 1:
+        return broken
+    sentinels = items[1::2]
+    return items[::2] if sentinels.count(_SENTINEL) == len(sentinels) else broken
 
 
 def _items(
