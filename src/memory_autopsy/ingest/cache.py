@@ -89,7 +89,7 @@ class ParseCache:
         self.opened = float(int(time.time()))
         self.hits = self.misses = self.written = 0
         self.bytes_written = 0
-        self._pending: list[tuple[str, JsonResult, dict[int, Parsed]]] = []
+        self._pending: list[tuple[str, JsonResult, dict[int, Parsed]] | None] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
 
     def key(self, path: str, data: bytes, part: str = "") -> str:
@@ -129,9 +129,22 @@ class ParseCache:
         parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
         self._pending.append((self.key(path, data, part), result, parsed))
 
-    def flush(self) -> None:
-        for key, result, parsed in self._pending:
+    def last_drafts(self) -> dict[int, int]:
+        """The `id` of each deferred parse's last draft -> the parse's place among them: once
+        that draft is finished, every draft of the parse is (the loader finishes them in order),
+        and `write_deferred` can write its entry and let its drafts go."""
+        return {id(entry[1].drafts[-1]): n for n, entry in enumerate(self._pending)
+                if entry is not None and entry[1].drafts}
+
+    def write_deferred(self, n: int) -> None:
+        entry, self._pending[n] = self._pending[n], None
+        if entry is not None:
+            key, result, parsed = entry
             self._write(key, encode(result, parsed))
+
+    def flush(self) -> None:
+        for n in range(len(self._pending)):
+            self.write_deferred(n)
         for key, drafts in self._read:
             again = [(i, draft) for i, draft, old in drafts if draft.derived is not old]
             if again:

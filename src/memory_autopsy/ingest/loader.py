@@ -106,16 +106,17 @@ def load_sources(
         del result, source  # the file's bytes go with its last reference (a 1M store: 300 MB)
     settle_labels(drafts, declarations, vocabulary, lexicon, named)
     del drafts
-    keep = cache is not None
     words = lexicon or default_lexicon()
-    facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, keep, words)
-             for i, d in enumerate(items)]
-    del items
     kept_origins: tuple[tuple[str | None, ...], tuple[Fact, ...]] | tuple[()] = ()
-    if cache is not None:
-        kept_origins = (tuple(_keyed(origins, facts)), tuple(facts))
+    if cache is None:
+        facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, False, words)
+                 for i, d in enumerate(items)]
+    else:
+        facts = _finish_cached(items, origins, cache, vocabulary, words)
+        kept_origins = (tuple(_digests(origins)), tuple(facts))
         del origins
-        cache.flush()  # with the digests of the parsed files' facts
+        cache.flush()  # what is left: parses without drafts, and entries read that a run amends
+    del items
     memo = cache.memo if cache is not None else None
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
     return Store(
@@ -227,20 +228,36 @@ def _origins(result: JsonResult, origins: list[tuple[JsonResult, int] | None]) -
                     for row, item in enumerate(result.items())])
 
 
-def _keyed(origins: list[tuple[JsonResult, int] | None], facts: list[Fact]) -> Iterator[str | None]:
-    """The digest of each fact a row gives (records.row_digest): read from the entry, or taken
-    now of a parsed file's fact (its entry is written with them)."""
-    for origin, fact in zip(origins, facts):
-        if origin is None:
-            yield None
-            continue
-        result, row = origin
-        if result.digests is None:
-            result.digests = [None] * len(result.items())
-        digest = result.digests[row]
-        if digest is None:
-            digest = result.digests[row] = row_digest(fact)
-        yield digest
+def _finish_cached(items: list[Any], origins: list[Any], cache: ParseCache, vocabulary: Vocabulary,
+                   words: Lexicon) -> list[Any]:
+    """The facts of a run through the cache, each item replaced by its fact in place, and each
+    origin by its fact's digest (records.row_digest): read from the entry, or taken now of a
+    parsed file's fact. A parsed file's entry (or span's) is written once its last draft is
+    finished, with its digests and derivations, so its drafts go then, not at the run's end (a
+    1M-fact store held every draft, derivation and fact at once)."""
+    last = cache.last_drafts()
+    for i, item in enumerate(items):
+        if isinstance(item, list):
+            fact = items[i] = ordered(item, i)
+        else:
+            fact = items[i] = finish(item, vocabulary, i, True, words)
+        origin = origins[i]
+        if origin is not None:
+            result, row = origin
+            if result.digests is None:
+                result.digests = [None] * len(result.items())
+            digest = result.digests[row]
+            if digest is None:
+                digest = result.digests[row] = row_digest(fact)
+            origins[i] = digest
+        if not isinstance(item, list) and id(item) in last:
+            cache.write_deferred(last[id(item)])
+    return items
+
+
+def _digests(origins: list[Any]) -> Iterator[str | None]:
+    """Each fact's digest, as `_finish_cached` left it among the origins (None: no row)."""
+    return (origin if type(origin) is str else None for origin in origins)
 
 
 # Records per parse-cache entry of a JSONL store: a line appended to it reads this many again
