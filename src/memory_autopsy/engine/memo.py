@@ -114,9 +114,8 @@ class EntityMemo:
                 return found
             listed.append(finding)
         for form, its in by_form.items():
-            encoded = [_encoded(finding) for finding in its]
-            if None not in encoded:
-                self.used[missing[form]] = encoded
+            if all(_keeps(finding) for finding in its):
+                self.used[missing[form]] = its  # encoded when its shard is written
         return found
 
     def _text(self, facts: Sequence[Fact]) -> str:
@@ -152,6 +151,9 @@ class EntityMemo:
                 with contextlib.suppress(OSError):
                     target.unlink()
                 continue
+            # A kept entity's rows as the entry held them; a judged one's findings encoded now,
+            # one shard at a time (a cold run's findings, all encoded at once, were the peak).
+            groups = {key: [row if type(row) is list else _encoded(row) for row in rows] for key, rows in groups.items()}
             text = json.dumps({"salt": self.salt, "groups": groups}, ensure_ascii=True, separators=(",", ":"))
             write_atomic(target, lambda handle, text=text: handle.write(text))  # type: ignore[misc]
 
@@ -183,10 +185,13 @@ def _plain(value: Any) -> bool:
     return type(value) in _SCALARS or type(value) is list and all(type(v) in _SCALARS for v in value)
 
 
-def _encoded(finding: Finding) -> list[Any] | None:
-    """A finding as an entry keeps it; None for one whose extra values JSON would not give back."""
-    if not all(_plain(value) for _, value in finding.extra):
-        return None
+def _keeps(finding: Finding) -> bool:
+    """Whether an entry can keep the finding: JSON gives back every extra value as it is."""
+    return all(_plain(value) for _, value in finding.extra)
+
+
+def _encoded(finding: Finding) -> list[Any]:
+    """A finding as an entry keeps it (one `_keeps` accepted)."""
     return [
         finding.rule, finding.severity.value, finding.layer, finding.path, finding.line, finding.entity,
         finding.fidelity, finding.message, finding.confidence, list(finding.fact_ids),
