@@ -112,9 +112,9 @@ def load_sources(
         facts = [ordered(d, i) if isinstance(d, list) else finish(d, vocabulary, i, False, words)
                  for i, d in enumerate(items)]
     else:
-        facts = _finish_cached(items, origins, cache, vocabulary, words)
-        kept_origins = (tuple(_digests(origins)), tuple(facts))
-        del origins
+        facts, digests = _finish_cached(items, origins, cache, vocabulary, words)
+        kept_origins = (tuple(digests), tuple(facts))
+        del origins, digests
         cache.flush()  # what is left: parses without drafts, and entries read that a run amends
     del items
     memo = cache.memo if cache is not None else None
@@ -228,20 +228,20 @@ def _origins(result: JsonResult, origins: list[tuple[JsonResult, int] | None]) -
                     for row, item in enumerate(result.items())])
 
 
-def _finish_cached(items: list[Any], origins: list[Any], cache: ParseCache, vocabulary: Vocabulary,
-                   words: Lexicon) -> list[Any]:
-    """The facts of a run through the cache, each item replaced by its fact in place, and each
-    origin by its fact's digest (records.row_digest): read from the entry, or taken now of a
-    parsed file's fact. A parsed file's entry (or span's) is written once its last draft is
-    finished, with its digests and derivations, so its drafts go then, not at the run's end (a
-    1M-fact store held every draft, derivation and fact at once)."""
+def _finish_cached(items: list[Any], origins: list[tuple[JsonResult, int] | None], cache: ParseCache,
+                   vocabulary: Vocabulary, words: Lexicon) -> tuple[list[Any], list[str | None]]:
+    """The facts of a run through the cache (each item replaced by its fact in place), and the
+    digest of each fact a row gives (records.row_digest; None for none): read from the entry,
+    or taken now of a parsed file's fact. A parsed file's entry (or span's) is written once its
+    last draft is finished, with its digests and derivations, and each origin is let go once
+    read, so the file's drafts go then, not at the run's end (a 1M-fact store held every draft,
+    derivation and fact at once)."""
     last = cache.last_drafts()
+    digests: list[str | None] = [None] * len(items)
     for i, item in enumerate(items):
-        if isinstance(item, list):
-            fact = items[i] = ordered(item, i)
-        else:
-            fact = items[i] = finish(item, vocabulary, i, True, words)
-        origin = origins[i]
+        drafted = not isinstance(item, list)
+        fact = items[i] = finish(item, vocabulary, i, True, words) if drafted else ordered(item, i)
+        origin, origins[i] = origins[i], None
         if origin is not None:
             result, row = origin
             if result.digests is None:
@@ -249,15 +249,10 @@ def _finish_cached(items: list[Any], origins: list[Any], cache: ParseCache, voca
             digest = result.digests[row]
             if digest is None:
                 digest = result.digests[row] = row_digest(fact)
-            origins[i] = digest
-        if not isinstance(item, list) and id(item) in last:
+            digests[i] = digest
+        if drafted and id(item) in last:
             cache.write_deferred(last[id(item)])
-    return items
-
-
-def _digests(origins: list[Any]) -> Iterator[str | None]:
-    """Each fact's digest, as `_finish_cached` left it among the origins (None: no row)."""
-    return (origin if type(origin) is str else None for origin in origins)
+    return items, digests
 
 
 # Records per parse-cache entry of a JSONL store: a line appended to it reads this many again
