@@ -46,6 +46,8 @@ DOUBLING: dict[str, tuple[int, str]] = {
     "jsonl": (50_000, "JSONL"),
     "md": (50_000, "markdown bullets"),
     "table": (50_000, "markdown tables"),
+    "prose": (50_000, "one paragraph of 50,000 lines"),
+    "continued": (50_000, "one bullet continued over 50,000 lines"),
     "graph": (10_000, "MCP graph line, 10,000 observations"),
     "slot": (10_000, "one slot with 10,000 values"),
     "entity": (100_000, "one entity with 100,000 facts"),

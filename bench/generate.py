@@ -852,6 +852,27 @@ def _markdown_tables(n: int, seed: int) -> Iterator[str]:
             yield from rows
 
 
+def _sentence(rec: dict[str, Any]) -> str:
+    claim = f'{rec["slot"]} is {rec["value"]}' if rec["slot"] else rec["claim"]
+    return f'{rec["entity"]} {claim}.'
+
+
+def _markdown_paragraph(n: int, seed: int) -> Iterator[str]:
+    """The facts as one paragraph of n lines (a wall of notes with no blank line), a sentence
+    per line."""
+    yield "# Agent memory\n"
+    for rec in _records(n, seed):
+        yield _sentence(rec)
+
+
+def _markdown_continued(n: int, seed: int) -> Iterator[str]:
+    """One bullet continued over n lines (each a fact's sentence, indented): one claim as long
+    as the file."""
+    yield "# Agent memory\n"
+    for i, rec in enumerate(_records(n, seed)):
+        yield ("- " if i == 0 else "  ") + _sentence(rec)
+
+
 def _graph(n: int, seed: int) -> Iterator[str]:
     """MCP memory-server JSONL: one node (`platform-core`) with n observations on one line,
     plus n/100 small nodes of 5 observations and one relation each."""
@@ -902,6 +923,8 @@ SHAPES: dict[str, tuple[Callable[[int, int], Iterator[str]], str, str]] = {
     "json": (_json_document, ".json", "facts"),
     "md": (_markdown, ".md", "facts"),
     "table": (_markdown_tables, ".md", "facts"),
+    "prose": (_markdown_paragraph, ".md", "lines of one paragraph"),
+    "continued": (_markdown_continued, ".md", "lines of one bullet"),
     "graph": (_graph, ".jsonl", "observations on one node"),
     "slot": (_one_slot, ".jsonl", "values of one slot"),
     "entity": (_one_entity, ".jsonl", "facts on one entity"),
