@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from memory_autopsy.api import load_store
 
 WORDS = "billing ledger export cluster nightly archive rotates service keeps running".split()
@@ -21,9 +22,28 @@ def _facts(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
     return load_store([str(path)]).facts
 
 
-def _line(rng: random.Random, stop: bool) -> str:
-    words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+def _line(rng: random.Random, stop: bool, least: int = 1) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(least, 8)))
     return f"{words.capitalize()}{rng.choice(['.', '!', '?']) if stop else ''}"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_paragraph_reads_as_its_lines_joined(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    lines = [_line(rng, stop=rng.random() < 0.4, least=4) for _ in range(rng.randint(2, 60))]
+    lines[-1] = lines[-1].rstrip(".!?") + "."
+    indented = [" " * rng.randint(0, 3) + line + " " * rng.randint(0, 2) for line in lines]
+    facts = _facts(tmp_path, "# Notes\n\n" + "\n".join(indented) + "\n")
+    # The plain reading: the stripped lines joined by spaces, cut after each sentence's stop;
+    # a sentence's lines run from the one it starts on to the one it ends on.
+    joined = " ".join(lines)
+    expected, start, number = [], 0, 3
+    ends = [i for i, line in enumerate(lines) if line[-1] in ".!?"]
+    for last in ends:
+        expected.append((" ".join(lines[start : last + 1]), number + start, number + last))
+        start = last + 1
+    assert [(f.claim, f.line, f.end_line or f.line) for f in facts] == expected
+    assert " ".join(f.claim for f in facts) == joined
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -51,3 +71,18 @@ def test_ignore_comments_on_continuation_lines_apply_to_the_bullet(tmp_path: Pat
         ("billing exports the ledger nightly to the archive and keeps it", ("unsourced", "stale")),
         ("the cluster rotates", ("duplicate",)),  # a comment on a line of its own: the next line's
     ]
+
+
+def test_a_sentence_ending_a_line_owns_that_line_only(tmp_path: Path) -> None:
+    """The copy in a paragraph ends on its own line: the fix deletes that line and leaves the
+    next sentence's (a sentence cut at a line's end was read as reaching the next line, which
+    holds another fact, so the fix was refused)."""
+    copy = "The billing service runs nightly exports to the archive."
+    (tmp_path / "notes.md").write_text(
+        f"# Notes\n\n- {copy}\n\n{copy}\nThe ledger keeps invoices for seven years.\n", encoding="utf-8")
+    facts = load_store([str(tmp_path / "notes.md")]).facts
+    assert [(f.line, f.last_line) for f in facts] == [(3, 3), (5, 5), (6, 6)]
+    result = run_cli("report", "notes.md", "--apply", "--yes-i-know", "--isolated", cwd=tmp_path)
+    assert result.code in (0, 1), result.err
+    assert (tmp_path / "notes.md").read_text(encoding="utf-8") == (
+        f"# Notes\n\n- {copy}\n\nThe ledger keeps invoices for seven years.\n")

@@ -231,22 +231,28 @@ def _sentences(para: list[tuple[int, str]], rules: tuple[str, ...]) -> Iterator[
     parts: list[str] = []
     size = 0
     for line, text in para:  # joined once: joined line by line, n lines cost n copies of the text
-        starts.append((size, line))
         if parts or text:  # a blank before the first text adds no separator
-            size += len(text) + (1 if parts else 0)
+            size += 1 if parts else 0
             parts.append(text)
+        starts.append((size, line))  # where the line's text starts, past the space joining it
+        size += len(text)
     joined = " ".join(parts)
     last = para[-1][0]
     pos = 0
     cursor = 0
     for cut in _cuts(joined):
-        sentence = joined[pos:cut].strip()
+        raw = joined[pos:cut]
+        sentence = raw.strip()
         if sentence:
-            while cursor + 1 < len(starts) and starts[cursor + 1][0] <= pos:
+            # The sentence's lines: from the one its text starts on to the one it ends on (a cut
+            # holds the blanks after a stop, which reach the next line's start).
+            begin = pos + len(raw) - len(raw.lstrip())
+            end = begin + len(sentence)
+            while cursor + 1 < len(starts) and starts[cursor + 1][0] <= begin:
                 cursor += 1
             first = starts[cursor][1]
             end_cursor = cursor
-            while end_cursor + 1 < len(starts) and starts[end_cursor + 1][0] < cut:
+            while end_cursor + 1 < len(starts) and starts[end_cursor + 1][0] < end:
                 end_cursor += 1
             yield Block("sentence", sentence, first, min(starts[end_cursor][1], last), suppress=rules)
         pos = cut
