@@ -106,11 +106,17 @@ def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
     seen: set[tuple[str, str]] = set()
     pairs: list[AliasPair] = []
     order = {root: index for index, root in enumerate(first_name)}
+    # Each name without its digits, once: names that differ only in digits ("svc12", "svc13")
+    # share many keys, and stripping both names of every pair was most of the pass.
+    letters: dict[str, str] = {}
     for bucket in buckets.values():
         if not 1 < len(bucket) <= 50:  # most keys are one name's own (a root is in a bucket once)
             continue
+        for root in bucket:
+            if root not in letters:
+                letters[root] = _without_digits(root)
         for a, b in combinations(sorted(set(bucket), key=order.__getitem__), 2):
-            if (a, b) in seen or _differ_only_in_digits(a, b):
+            if (a, b) in seen or letters[a] == letters[b]:  # differ only in digits: numbered, not typos
                 continue
             seen.add((a, b))
             distance = edit_distance(a, b, MAX_EDITS)
@@ -129,5 +135,5 @@ def _deletion_keys(form: str) -> set[str]:
     return keys
 
 
-def _differ_only_in_digits(a: str, b: str) -> bool:
-    return "".join(c for c in a if not c.isdigit()) == "".join(c for c in b if not c.isdigit())
+def _without_digits(name: str) -> str:
+    return "".join(c for c in name if not c.isdigit())
