@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,20 @@ def test_gzip_limit_truncates() -> None:
     log = json.loads(text)
     assert 0 < len(log["runs"][0]["results"]) < 199
     assert sarif.truncation_note(text)
+
+
+def test_gzip_limit_is_on_the_log_as_the_upload_sends_it() -> None:
+    """The upload action sends the log serialized again without indentation, gzipped at zlib's
+    default level: that size is held to the limit, to the byte."""
+    findings = tuple(finding("duplicate", f"f{n}.md", n, Severity.INFO) for n in range(1, 200))
+    whole = json.loads(sarif.format_report(Report("heuristic", (), findings)))
+    sent = len(gzip.compress(json.dumps(whole, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6))
+    kept = json.loads(sarif.format_report(Report("heuristic", (), findings), max_gzip_bytes=sent))
+    assert len(kept["runs"][0]["results"]) == 199
+    less = sarif.format_report(Report("heuristic", (), findings), max_gzip_bytes=sent - 1)
+    log = json.loads(less)
+    assert len(log["runs"][0]["results"]) < 199 and sarif.truncation_note(less)
+    assert len(gzip.compress(json.dumps(log, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)) < sent
 
 
 def test_scan_warns_on_stderr_when_truncated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -201,6 +201,15 @@ def dumps(log: dict[str, Any]) -> str:
     return json_safe(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
+def upload_bytes(log: dict[str, Any]) -> int:
+    """The log's size as code scanning receives it, which its limit is on: the upload action
+    serializes the log again without indentation (`JSON.stringify`) and gzips it at zlib's
+    default level. Measured on the indented text at gzip's highest level, the size was another
+    one (about 5% under, at 20,000 results) and cost 0.4 s more."""
+    text = json_safe(json.dumps(log, ensure_ascii=False, separators=(",", ":")))
+    return len(gzip.compress(text.encode("utf-8"), compresslevel=6))
+
+
 def format_report(report: Report, *, root: str | None = None, settings: Settings | None = None,
                   max_results: int = MAX_RESULTS, max_gzip_bytes: int = MAX_GZIP_BYTES) -> str:
     """The SARIF log. `root`: the folder URIs are relative to (None: paths are taken as
@@ -209,11 +218,11 @@ def format_report(report: Report, *, root: str | None = None, settings: Settings
     findings = upload.findings
     if len(findings) > max_results:
         findings = _by_importance(findings)[:max_results]
-    text = dumps(upload.log(findings))
-    while len(gzip.compress(text.encode("utf-8"))) > max_gzip_bytes and findings:
+    log = upload.log(findings)
+    while upload_bytes(log) > max_gzip_bytes and findings:
         findings = _by_importance(findings)[: len(findings) * 3 // 4]
-        text = dumps(upload.log(findings))
-    return text
+        log = upload.log(findings)
+    return dumps(log)
 
 
 def truncation_note(text: str) -> str | None:
