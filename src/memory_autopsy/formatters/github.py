@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from memory_autopsy.formatters.locations import named_at, rooted
+from memory_autopsy.formatters.locations import Roots, named_at, reroot
 from memory_autopsy.formatters.text import finding_line, summary
 from memory_autopsy.formatters.visible import scrub, visible
 from memory_autopsy.model import Finding, Report, Severity
@@ -32,16 +32,16 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, root: str | None = None) -> str:
+def annotation(finding: Finding, root: str | None | Roots = None) -> str:
     properties = []
     if finding.path:
-        where = rooted(finding.path, root) or finding.path  # outside the root: as given
+        where = reroot(finding.path, root) or finding.path  # outside the root: as given
         properties += [f"file={escape_property(where)}",
                        f"line={max(1, finding.line)}"]
     properties.append(f"title={escape_property(f'memory-autopsy {finding.rule}')}")
     message, others = finding.message, []
     for side in (r for r in finding.related if r.path):
-        named, shown = f"{side.path}:{side.line}", f"{rooted(side.path, root) or side.path}:{side.line}"
+        named, shown = f"{side.path}:{side.line}", f"{reroot(side.path, root) or side.path}:{side.line}"
         at = named_at(message, named)
         if at >= 0:  # said once, spelled from the repository root
             message = message[:at] + shown + message[at + len(named):]
@@ -90,7 +90,8 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None,
                   root: str | None = None, token: str | None = None) -> str:
     """Annotations within the per-level cap, then the fenced listing; `root`: see `locations`."""
     chosen, left_out = select(report.findings, changed)
-    lines = [annotation(f, root) for f in chosen]
+    roots = Roots(root)
+    lines = [annotation(f, roots) for f in chosen]
     if left_out:
         lines.append(f"::notice title=memory-autopsy::{left_out} more finding(s) not annotated "
                      "(GitHub shows 10 per level); all are listed in the log and the job summary")

@@ -37,6 +37,27 @@ def rooted(path: str, root: str | None) -> str | None:
     return None
 
 
+class Roots:
+    """`rooted` for the paths of one report, each re-rooted once: a report names a file once
+    per finding and per other side, and re-rooting resolves symlinks on disk (a 100,000-fact
+    store's SARIF log resolved its one file 40,000 times, 1.1 s)."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root
+        self._seen: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        seen = self._seen
+        if path not in seen:
+            seen[path] = rooted(path, self.root)
+        return seen[path]
+
+
+def reroot(path: str, root: str | None | Roots) -> str | None:
+    """`rooted`, through a report's Roots when the caller has one."""
+    return root(path) if isinstance(root, Roots) else rooted(path, root)
+
+
 def absolute_posix(path: str) -> str:
     """The absolute path in `/` form, with a leading `/` before a drive letter (a file URI path)."""
     absolute = path if is_absolute(path) else os.path.abspath(path)

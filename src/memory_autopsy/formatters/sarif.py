@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from memory_autopsy import __version__
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
-from memory_autopsy.formatters.locations import absolute_posix, named_at, rooted
+from memory_autopsy.formatters.locations import Roots, absolute_posix, named_at, reroot
 from memory_autopsy.formatters.visible import json_safe
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import HELP_URI, RULES, Rule
@@ -72,8 +72,8 @@ def _configuration(severity: Severity, enabled: bool) -> dict[str, Any]:
     return {"level": LEVEL[severity]} if enabled else {"enabled": False, "level": LEVEL[severity]}
 
 
-def artifact(path: str, root: str | None) -> dict[str, Any]:
-    relative = rooted(path, root)
+def artifact(path: str, root: str | None | Roots) -> dict[str, Any]:
+    relative = reroot(path, root)
     if relative is None:  # outside the repository: GitHub cannot place it, a viewer still can
         return {"uri": "file://" + _quoted(absolute_posix(path), "/:")}
     return {"uri": _quoted(relative, "/"), "uriBaseId": "%SRCROOT%"}
@@ -87,12 +87,12 @@ def _quoted(path: str, safe: str) -> str:
         return quote(path, safe=safe, errors="replace")
 
 
-def physical(path: str, line: int, root: str | None) -> dict[str, Any]:
+def physical(path: str, line: int, root: str | None | Roots) -> dict[str, Any]:
     return {"physicalLocation": {"artifactLocation": artifact(path, root),
                                  "region": {"startLine": max(1, line)}}}
 
 
-def related_location(index: int, where: Location, root: str | None) -> dict[str, Any]:
+def related_location(index: int, where: Location, root: str | None | Roots) -> dict[str, Any]:
     location = physical(where.path, where.line, root)
     location["id"] = index
     location["message"] = {"text": f"other side ({_shown(where, root)})"}
@@ -104,7 +104,7 @@ def escape_brackets(text: str) -> str:
     return text.replace("[", "\\[").replace("]", "\\]")
 
 
-def linked_message(message: str, sides: Sequence[Location], root: str | None = None) -> str:
+def linked_message(message: str, sides: Sequence[Location], root: str | None | Roots = None) -> str:
     """The message with each other side's `path:line` as an embedded link to related location
     N (`[path:line](N)`, the path re-rooted as its URI is); a side the message does not name
     is appended as a link."""
@@ -127,11 +127,11 @@ def linked_message(message: str, sides: Sequence[Location], root: str | None = N
     return text
 
 
-def _shown(where: Location, root: str | None) -> str:
-    return f"{rooted(where.path, root) or where.path}:{where.line}"
+def _shown(where: Location, root: str | None | Roots) -> str:
+    return f"{reroot(where.path, root) or where.path}:{where.line}"
 
 
-def result(finding: Finding, root: str | None) -> dict[str, Any]:
+def result(finding: Finding, root: str | None | Roots) -> dict[str, Any]:
     sides = [r for r in finding.related if r.path]
     data: dict[str, Any] = {
         "ruleId": finding.rule,
@@ -167,7 +167,7 @@ class Upload:
 
     def __init__(self, report: Report, settings: Settings | None, root: str | None) -> None:
         self.report = report
-        self.root = root
+        self.root = Roots(root)
         self.rules = [rule_descriptor(r, settings) for r in RULES]
         self.findings = [f for f in report.findings if not is_history(f)]
         self.omitted = len(report.findings) - len(self.findings)
