@@ -33,8 +33,11 @@ def format_text(view: AsOfView) -> str:
     )
     lines += [f"Conflicts resolved at this date: {view.conflicts_resolved}", ""]
     by_id = {j.fact.id: j.fact for j in view.beliefs}
-    for entity in sorted(view.entities, key=str.casefold):
-        lines += _entity_block(entity, [j for j in view.beliefs if j.fact.entity == entity], by_id)
+    by_entity: dict[str, list[Judged]] = {}  # one pass: a pass over every belief per entity was quadratic
+    for judged in view.beliefs:
+        by_entity.setdefault(judged.fact.entity, []).append(judged)
+    for entity in sorted(by_entity, key=str.casefold):
+        lines += _entity_block(entity, by_entity[entity], by_id)
     lines += _outside(view) + _unanchored(view) + _aliases(view) + _problems(view)
     return "\n".join(visible(line) for line in lines).rstrip() + "\n"
 
