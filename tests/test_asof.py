@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import GOLDEN, ROOT, run_cli, write
+from conftest import GOLDEN, ROOT, run_cli, run_process, write
 
 SEED_DATES = ("2026-03-01", "2026-07-01")
 
@@ -122,3 +122,19 @@ def test_conflict_among_in_effect_records_is_resolved_by_observation(tmp_path: P
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     result = run_cli("as-of", *args, cwd=ROOT)
     assert result.code == 2 and result.out == "" and "error" in result.err
+
+
+def test_look_alike_names_are_listed_in_the_order_they_were_written(tmp_path: Path) -> None:
+    """The same store gives the same bytes in any process: the look-alike pairs came in the
+    order of a set of strings, which follows the process's hash seed."""
+    names = ["Ana Rossi", "Jana Rossi", "Ana Rosso", "Ana Rossa", "Anna Rossi", "Pia Fox", "Liam Fox",
+             "chat-registry-west", "chat-registry-east"]
+    lines = [json.dumps({"entity": name, "slot": "team", "value": f"t{i}", "observed_at": "2026-01-05"})
+             for i, name in enumerate(names)]
+    write(tmp_path / "store.jsonl", "\n".join(lines) + "\n")
+    outputs = {seed: run_process("as-of", "2026-06-01", "store.jsonl", "--isolated", cwd=tmp_path,
+                                 env={"PYTHONHASHSEED": seed}).out for seed in ("1", "2", "3", "4", "5")}
+    assert len(set(outputs.values())) == 1
+    pairs = [(names.index(a), names.index(b)) for a, b in
+             (line.split("'")[1::2] for line in outputs["1"].splitlines() if "look alike" in line)]
+    assert len(pairs) >= 6 and pairs == sorted(pairs)

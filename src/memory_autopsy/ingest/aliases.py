@@ -122,6 +122,9 @@ def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
             distance = edit_distance(a, b, MAX_EDITS)
             if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY:
                 pairs.append((first_name[a], a, first_name[b], b, distance))
+    # In the order the names were first written: the buckets come in the order of a set of
+    # strings, which changes with the process's hash seed (as-of listed the pairs so).
+    pairs.sort(key=lambda pair: (order[pair[1]], order[pair[3]]))
     return pairs
 
 
