@@ -83,8 +83,17 @@ def _edit(slot: Slot, fix: Fix, removals: list[Slot]) -> str | None:
 
 
 def _remove(removals: list[Slot]) -> None:
-    for slot in sorted(removals, key=lambda s: s.key if isinstance(s.key, int) else -1, reverse=True):
-        del slot.container[slot.key]
+    """Each container once: a list is rebuilt without its removed places (deleted one by one,
+    each deletion moved every item after it), a mapping loses its removed keys."""
+    by_container: dict[int, tuple[Any, set[Any]]] = {}
+    for slot in removals:
+        by_container.setdefault(id(slot.container), (slot.container, set()))[1].add(slot.key)
+    for container, keys in by_container.values():
+        if isinstance(container, list):
+            container[:] = [item for index, item in enumerate(container) if index not in keys]
+        else:
+            for key in keys:
+                del container[key]
 
 
 def _fact_slots(document: Any) -> Iterator[Slot]:

@@ -96,8 +96,10 @@ def splice(lines: Sequence[Line], edits: Sequence[Edit]) -> str:
     return "".join(content + end for content, end in kept)
 
 
-def overlaps(edit: Edit, others: Sequence[Edit]) -> bool:
-    return any(edit.start < other.stop and other.start < edit.stop for other in others)
+def overlaps(edit: Edit, taken: set[int]) -> bool:
+    """Whether the edit touches a line of `taken` (the lines of the edits made so far): a set,
+    where a pass over every earlier edit made a plan of n fixes cost n * n checks."""
+    return not taken.isdisjoint(range(edit.start, edit.stop))
 
 
 def strike(contents: Sequence[str], mark: str) -> str | None:

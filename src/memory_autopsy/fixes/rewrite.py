@@ -47,7 +47,8 @@ def rewrite(path: str, data: bytes, fixes: Sequence[Fix], fresh: Sequence[Fact])
     text = data[len(encoding.bom):].decode(encoding.codec)
     kind = kind_of(path, text, fresh)
     if kind == "json":
-        positions = {id(fix): position(fix, fresh) for fix in fixes}
+        first = firsts(fresh)
+        positions = {id(fix): first.get((fix.fact.line, fix.fact.claim), -1) for fix in fixes}
         new_text, applied, skipped = jsondoc.rewrite(text, path, fixes, positions)
     else:
         lines = split_lines(text, newline_only=newline_only(path, data))
@@ -69,11 +70,13 @@ def kind_of(path: str, text: str, fresh: Sequence[Fact]) -> str:
     return "json"
 
 
-def position(fix: Fix, fresh: Sequence[Fact]) -> int:
+def firsts(fresh: Sequence[Fact]) -> dict[tuple[int, str], int]:
+    """The place among `fresh` of the first fact of each line and claim: a fix's fact is found
+    there (in one pass: a pass per fix was quadratic)."""
+    found: dict[tuple[int, str], int] = {}
     for index, fact in enumerate(fresh):
-        if fact.line == fix.fact.line and fact.claim == fix.fact.claim:
-            return index
-    return -1
+        found.setdefault((fact.line, fact.claim), index)
+    return found
 
 
 def newline_only(path: str, data: bytes) -> bool:
@@ -85,16 +88,18 @@ def newline_only(path: str, data: bytes) -> bool:
 
 def _rewrite_lines(lines: list[Line], fixes: Sequence[Fix], kind: str) -> tuple[str, list[Fix], list[tuple[Fix, str]]]:
     edits: list[Edit] = []
+    taken: set[int] = set()  # the lines of `edits`
     applied: list[Fix] = []
     skipped: list[tuple[Fix, str]] = []
     for fix in fixes:
         edit = edit_for(fix, lines, kind)
         if isinstance(edit, str):
             skipped.append((fix, edit))
-        elif overlaps(edit, edits):
+        elif overlaps(edit, taken):
             skipped.append((fix, "its lines overlap another fix of this file"))
         else:
             edits.append(edit)
+            taken.update(range(edit.start, edit.stop))
             applied.append(_as_written(fix, edit))
     return splice(lines, edits), applied, skipped
 
