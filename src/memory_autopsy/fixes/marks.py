@@ -6,6 +6,7 @@ duplicate above it, or folding a wrapped item into one line, moves it up.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -13,7 +14,7 @@ from memory_autopsy.fixes.fix import Fix
 from memory_autopsy.fixes.items import LINE_SHAPES, span
 from memory_autopsy.model import Fact, Location
 
-Removed = dict[str, list[range]]  # path -> line numbers the plan removes
+Removed = dict[str, list[int]]  # path -> the line numbers the plan removes, sorted
 
 
 def strike_fix(fact: Fact, reason: str, valid_to: str, survivor: Location | None) -> Fix:
@@ -40,7 +41,9 @@ def _removed(fixes: Sequence[Fix]) -> Removed:
         lines = span(fix.fact)
         gone = lines if fix.action == "delete" else lines[1:]
         if gone:
-            removed.setdefault(fix.fact.path, []).append(gone)
+            removed.setdefault(fix.fact.path, []).extend(gone)
+    for numbers in removed.values():
+        numbers.sort()  # a mark's line is then one search, not a pass over every removal
     return removed
 
 
@@ -48,7 +51,7 @@ def _moved(fix: Fix, removed: Removed) -> Fix:
     survivor = fix.survivor
     if fix.mark is None or survivor is None or survivor.path not in removed:
         return fix
-    line = survivor.line - sum(len([n for n in gone if n < survivor.line]) for gone in removed[survivor.path])
+    line = survivor.line - bisect_left(removed[survivor.path], survivor.line)
     if line == survivor.line:
         return fix
     mark = superseded_mark(fix.valid_to or "", survivor.path, line)
