@@ -29,6 +29,7 @@ from common import (  # noqa: E402 (bench/ is not a package)
     DriverRun,
     MiB,
     Runner,
+    checked,
     fmt,
     indent,
     load_average,
@@ -52,6 +53,40 @@ DOUBLING: dict[str, tuple[int, str]] = {
     "slot": (10_000, "one slot with 10,000 values"),
     "entity": (100_000, "one entity with 100,000 facts"),
 }
+
+# The commands beyond lint, each on its store at N and 2N: name -> (N, what it is, the store's
+# shape, its arguments). `{store}` is a copy of the store in a folder of its own (`--apply`
+# rewrites it), made before the clock starts.
+COMMANDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
+    "as-of": (50_000, "as-of (text), JSONL", "jsonl", ("as-of", "2026-06-01", "{store}", "--isolated")),
+    "sarif": (50_000, "scan --format sarif, JSONL", "jsonl", ("scan", "{store}", "--format", "sarif", "--isolated")),
+    "apply-md": (10_000, "report --apply: N copies, markdown", "copies",
+                 ("report", "{store}", "--apply", "--yes-i-know", "--isolated")),
+    "apply-json": (10_000, "report --apply: N copies, JSON doc", "copiesjson",
+                   ("report", "{store}", "--apply", "--yes-i-know", "--isolated")),
+}
+
+# argv: WARM_UP STORE ARG... The command runs in process (`cli.main`) on a copy of WARM_UP,
+# untimed, then on a copy of STORE, timed; it prints the time as one JSON line.
+COMMAND_CODE = """\
+import contextlib, json, os, shutil, sys, tempfile, time
+from memory_autopsy.cli import main
+warm_up, store, *argv = sys.argv[1:]
+def run(path):
+    with tempfile.TemporaryDirectory() as folder:
+        copy = os.path.join(folder, os.path.basename(path))
+        shutil.copyfile(path, copy)
+        args = [arg.replace("{store}", copy) for arg in argv]
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            began = time.perf_counter()
+            code = main(args)
+            took = time.perf_counter() - began
+    if code not in (0, 1):
+        raise SystemExit(f"{argv[0]} exited {code}")
+    return took
+run(warm_up)
+print(json.dumps({"work_s": run(store)}))
+"""
 
 
 @dataclass
@@ -111,14 +146,50 @@ def measure(shape: str, n: int, runner: Runner, seed: int, repeat: int) -> Doubl
     return result
 
 
+def measure_command(name: str, n: int, runner: Runner, seed: int, repeat: int) -> Doubling:
+    _, label, shape, args = COMMANDS[name]
+    result = Doubling(name, label, n)
+    times: dict[int, list[float]] = {}
+    stats = runner.cache / "doubling-command.json"
+    try:
+        warm_up = store_for(shape, WARM_UP_FACTS, seed, runner.cache)[0]
+        for size in (n, 2 * n):
+            store = store_for(shape, size, seed, runner.cache)[0]
+            if size == n:
+                result.mib = store.stat().st_size / MiB
+            else:
+                result.mib_2n = store.stat().st_size / MiB
+            times[size] = []
+            for i in range(repeat):
+                progress(f"doubling {name} n={size:,}: run {i + 1}/{repeat}")
+                run = checked(runner.run(["-c", COMMAND_CODE, str(warm_up), str(store), *args], stats), name)
+                try:
+                    times[size].append(json.loads(stats.read_text(encoding="utf-8").splitlines()[-1])["work_s"])
+                except (OSError, ValueError, IndexError, KeyError) as exc:
+                    raise BenchError(f"{name} printed no time ({exc})\n{run.stderr_tail}") from None
+                result.peak_mib_2n = run.peak_mib if size == 2 * n else result.peak_mib_2n
+    except BenchError as exc:
+        result.error = str(exc)
+        result.status = "NOT met"
+        return result
+    finally:
+        stats.unlink(missing_ok=True)
+    result.work_s, result.work_2n_s = min(times[n]), min(times[2 * n])
+    result.ratio = result.work_2n_s / result.work_s if result.work_s else None
+    result.status = "met" if result.ratio is not None and result.ratio <= RATIO_MAX else "NOT met"
+    return result
+
+
 def run_doubling(runner: Runner, seed: int, repeat: int, scale: float,
                  shapes: list[str]) -> list[Doubling]:
-    return [measure(shape, max(2, round(DOUBLING[shape][0] * scale)), runner, seed, repeat)
-            for shape in shapes]
+    return [measure_command(name, max(2, round(COMMANDS[name][0] * scale)), runner, seed, repeat)
+            if name in COMMANDS else
+            measure(name, max(2, round(DOUBLING[name][0] * scale)), runner, seed, repeat)
+            for name in shapes]
 
 
 def print_doubling(results: list[Doubling], repeat: int) -> None:
-    print(f"\ndoubling test (best of {repeat}; time inside the child: lint + JSON report; "
+    print(f"\ndoubling test (best of {repeat}; time inside the child: lint + JSON report, or the command; "
           f"target time(2N)/time(N) <= {RATIO_MAX})")
     header = (f"  {'shape':<38} {'N':>8} {'MiB 2N':>7} {'t(N) s':>7} {'t(2N) s':>8} "
               f"{'ratio':>6} {'ingest':>7} {'bytes':>6}  status")
@@ -135,15 +206,16 @@ def print_doubling(results: list[Doubling], repeat: int) -> None:
 
 def _shapes(text: str) -> list[str]:
     names = [s.strip() for s in text.split(",") if s.strip()]
-    unknown = [s for s in names if s not in DOUBLING]
+    unknown = [s for s in names if s not in DOUBLING and s not in COMMANDS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown shape(s) {unknown}; known: {', '.join(DOUBLING)}")
+        raise argparse.ArgumentTypeError(f"unknown shape(s) {unknown}; known: {', '.join([*DOUBLING, *COMMANDS])}")
     return names
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Doubling test: lint time at 2N over N, per input shape.")
-    p.add_argument("--shapes", type=_shapes, default=list(DOUBLING), help=f"comma list of {', '.join(DOUBLING)}")
+    p.add_argument("--shapes", type=_shapes, default=[*DOUBLING, *COMMANDS],
+                   help=f"comma list of {', '.join([*DOUBLING, *COMMANDS])}")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every N (default 1)")
     p.add_argument("--repeat", type=int, default=3, help="runs per size, best kept (default 3)")
     p.add_argument("--seed", type=int, default=0)

@@ -873,6 +873,31 @@ def _markdown_continued(n: int, seed: int) -> Iterator[str]:
         yield ("- " if i == 0 else "  ") + _sentence(rec)
 
 
+def _claims_twice(n: int, seed: int) -> list[str]:
+    """n facts' claims, then the same claims again in another order: n exact copies, none in a
+    block of three (each copy is a fix of its own)."""
+    claims = [f"{_sentence(rec)[:-1]} (fact {i})" for i, rec in enumerate(_records(n, seed))]
+    again = claims[:]
+    random.Random(seed).shuffle(again)
+    return claims + again
+
+
+def _markdown_copies(n: int, seed: int) -> Iterator[str]:
+    """`_claims_twice` as bullets of one markdown file (`report --apply` deletes n of them)."""
+    yield "# Agent memory\n"
+    for claim in _claims_twice(n, seed):
+        yield f"- {claim}"
+
+
+def _json_copies(n: int, seed: int) -> Iterator[str]:
+    """`_claims_twice` as a JSON document of `{id, content}` records, one per line."""
+    claims = _claims_twice(n, seed)
+    yield "["
+    for i, claim in enumerate(claims):
+        yield f'  {{"id": "{i}", "content": {_quote(claim)}}}' + ("," if i < len(claims) - 1 else "")
+    yield "]"
+
+
 def _graph(n: int, seed: int) -> Iterator[str]:
     """MCP memory-server JSONL: one node (`platform-core`) with n observations on one line,
     plus n/100 small nodes of 5 observations and one relation each."""
@@ -925,6 +950,8 @@ SHAPES: dict[str, tuple[Callable[[int, int], Iterator[str]], str, str]] = {
     "table": (_markdown_tables, ".md", "facts"),
     "prose": (_markdown_paragraph, ".md", "lines of one paragraph"),
     "continued": (_markdown_continued, ".md", "lines of one bullet"),
+    "copies": (_markdown_copies, ".md", "facts, each written twice"),
+    "copiesjson": (_json_copies, ".json", "facts, each written twice"),
     "graph": (_graph, ".jsonl", "observations on one node"),
     "slot": (_one_slot, ".jsonl", "values of one slot"),
     "entity": (_one_entity, ".jsonl", "facts on one entity"),

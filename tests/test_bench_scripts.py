@@ -16,6 +16,8 @@ sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
 
+from conftest import run_cli  # noqa: E402
+
 
 @pytest.mark.parametrize("shape", sorted(generate.SHAPES))
 def test_every_shape_is_deterministic(shape: str, tmp_path: Path) -> None:
@@ -86,6 +88,25 @@ def test_doubling_tiny(tmp_path: Path) -> None:
     assert [r["shape"] for r in doc["results"]] == ["graph", "slot"]
     for r in doc["results"]:
         assert r["error"] is None and r["ratio"] is not None and r["status"] in ("met", "NOT met")
+
+
+def test_doubling_of_the_commands_tiny(tmp_path: Path) -> None:
+    doc = _run("doubling.py", "--shapes", "as-of,apply-md,apply-json,sarif,prose,continued", "--scale", "0.005",
+               "--repeat", "1", "--cache-dir", str(tmp_path))
+    assert [r["shape"] for r in doc["results"]] == ["as-of", "apply-md", "apply-json", "sarif", "prose", "continued"]
+    for r in doc["results"]:
+        assert r["error"] is None and r["ratio"] is not None and r["status"] in ("met", "NOT met")
+
+
+def test_the_copies_shapes_give_one_delete_per_copy(tmp_path: Path) -> None:
+    """`report --apply` on the copies shapes deletes exactly the second writing of each fact."""
+    for shape in ("copies", "copiesjson"):
+        store = generate.generate_shape(shape, 40, tmp_path / shape / f"store{'.md' if shape == 'copies' else '.json'}")
+        result = run_cli("report", store.name, "--apply", "--yes-i-know", "--isolated", cwd=store.parent)
+        assert result.code in (0, 1), result.err
+        again = run_cli("scan", store.name, "--json", "--isolated", cwd=store.parent)
+        report = json.loads(again.out)
+        assert report["facts"] == 40 and "duplicate" not in report["counts"]
 
 
 def test_the_hooks_standard_modules_import_on_their_own(tmp_path: Path) -> None:
