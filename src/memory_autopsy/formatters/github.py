@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from memory_autopsy.formatters.locations import Roots, named_at, reroot
+from memory_autopsy.formatters.locations import Roots, named_at
 from memory_autopsy.formatters.text import finding_line, summary
 from memory_autopsy.formatters.visible import scrub, visible
 from memory_autopsy.model import Finding, Report, Severity
@@ -32,16 +32,16 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, root: str | None | Roots = None) -> str:
+def annotation(finding: Finding, roots: Roots) -> str:
     properties = []
     if finding.path:
-        where = reroot(finding.path, root) or finding.path  # outside the root: as given
+        where = roots(finding.path) or finding.path  # outside the root: as given
         properties += [f"file={escape_property(where)}",
                        f"line={max(1, finding.line)}"]
     properties.append(f"title={escape_property(f'memory-autopsy {finding.rule}')}")
     message, others = finding.message, []
     for side in (r for r in finding.related if r.path):
-        named, shown = f"{side.path}:{side.line}", f"{reroot(side.path, root) or side.path}:{side.line}"
+        named, shown = f"{side.path}:{side.line}", f"{roots(side.path) or side.path}:{side.line}"
         at = named_at(message, named)
         if at >= 0:  # said once, spelled from the repository root
             message = message[:at] + shown + message[at + len(named):]

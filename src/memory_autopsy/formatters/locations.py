@@ -53,11 +53,6 @@ class Roots:
         return seen[path]
 
 
-def reroot(path: str, root: str | None | Roots) -> str | None:
-    """`rooted`, through a report's Roots when the caller has one."""
-    return root(path) if isinstance(root, Roots) else rooted(path, root)
-
-
 def absolute_posix(path: str) -> str:
     """The absolute path in `/` form, with a leading `/` before a drive letter (a file URI path)."""
     absolute = path if is_absolute(path) else os.path.abspath(path)

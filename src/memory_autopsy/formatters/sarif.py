@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from memory_autopsy import __version__
 from memory_autopsy.engine.findings import FINGERPRINT_VERSION
-from memory_autopsy.formatters.locations import Roots, absolute_posix, named_at, reroot
+from memory_autopsy.formatters.locations import Roots, absolute_posix, named_at
 from memory_autopsy.formatters.visible import json_safe
 from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.rules import HELP_URI, RULES, Rule
@@ -72,8 +72,8 @@ def _configuration(severity: Severity, enabled: bool) -> dict[str, Any]:
     return {"level": LEVEL[severity]} if enabled else {"enabled": False, "level": LEVEL[severity]}
 
 
-def artifact(path: str, root: str | None | Roots) -> dict[str, Any]:
-    relative = reroot(path, root)
+def artifact(path: str, roots: Roots) -> dict[str, Any]:
+    relative = roots(path)
     if relative is None:  # outside the repository: GitHub cannot place it, a viewer still can
         return {"uri": "file://" + _quoted(absolute_posix(path), "/:")}
     return {"uri": _quoted(relative, "/"), "uriBaseId": "%SRCROOT%"}
@@ -87,15 +87,15 @@ def _quoted(path: str, safe: str) -> str:
         return quote(path, safe=safe, errors="replace")
 
 
-def physical(path: str, line: int, root: str | None | Roots) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": artifact(path, root),
+def physical(path: str, line: int, roots: Roots) -> dict[str, Any]:
+    return {"physicalLocation": {"artifactLocation": artifact(path, roots),
                                  "region": {"startLine": max(1, line)}}}
 
 
-def related_location(index: int, where: Location, root: str | None | Roots) -> dict[str, Any]:
-    location = physical(where.path, where.line, root)
+def related_location(index: int, where: Location, roots: Roots) -> dict[str, Any]:
+    location = physical(where.path, where.line, roots)
     location["id"] = index
-    location["message"] = {"text": f"other side ({_shown(where, root)})"}
+    location["message"] = {"text": f"other side ({_shown(where, roots)})"}
     return location
 
 
@@ -104,7 +104,7 @@ def escape_brackets(text: str) -> str:
     return text.replace("[", "\\[").replace("]", "\\]")
 
 
-def linked_message(message: str, sides: Sequence[Location], root: str | None | Roots = None) -> str:
+def linked_message(message: str, sides: Sequence[Location], roots: Roots) -> str:
     """The message with each other side's `path:line` as an embedded link to related location
     N (`[path:line](N)`, the path re-rooted as its URI is); a side the message does not name
     is appended as a link."""
@@ -116,7 +116,7 @@ def linked_message(message: str, sides: Sequence[Location], root: str | None | R
         if named in seen:
             continue
         seen.add(named)
-        link = f"[{escape_brackets(_shown(where, root))}]({index})"
+        link = f"[{escape_brackets(_shown(where, roots))}]({index})"
         at = named_at(text, named)
         if at < 0:
             appended.append(link)
@@ -127,22 +127,22 @@ def linked_message(message: str, sides: Sequence[Location], root: str | None | R
     return text
 
 
-def _shown(where: Location, root: str | None | Roots) -> str:
-    return f"{reroot(where.path, root) or where.path}:{where.line}"
+def _shown(where: Location, roots: Roots) -> str:
+    return f"{roots(where.path) or where.path}:{where.line}"
 
 
-def result(finding: Finding, root: str | None | Roots) -> dict[str, Any]:
+def result(finding: Finding, roots: Roots) -> dict[str, Any]:
     sides = [r for r in finding.related if r.path]
     data: dict[str, Any] = {
         "ruleId": finding.rule,
         "ruleIndex": RULE_INDEX[finding.rule],
         "level": LEVEL[finding.severity],
-        "message": {"text": linked_message(finding.message or finding.rule, sides, root)},
+        "message": {"text": linked_message(finding.message or finding.rule, sides, roots)},
     }
     if finding.path:
-        data["locations"] = [physical(finding.path, finding.line, root)]
+        data["locations"] = [physical(finding.path, finding.line, roots)]
     if sides:
-        data["relatedLocations"] = [related_location(i, r, root) for i, r in enumerate(sides)]
+        data["relatedLocations"] = [related_location(i, r, roots) for i, r in enumerate(sides)]
     data["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
     if finding.baseline is not None:
         data["baselineState"] = finding.baseline
@@ -167,7 +167,7 @@ class Upload:
 
     def __init__(self, report: Report, settings: Settings | None, root: str | None) -> None:
         self.report = report
-        self.root = Roots(root)
+        self.roots = Roots(root)
         self.rules = [rule_descriptor(r, settings) for r in RULES]
         self.findings = [f for f in report.findings if not is_history(f)]
         self.omitted = len(report.findings) - len(self.findings)
@@ -185,7 +185,7 @@ class Upload:
             properties["omitted"] = {"superseded": self.omitted}
         run = {"tool": {"driver": driver}, "automationDetails": {"id": "memory-autopsy/"},
                "invocations": [invocation], "columnKind": "unicodeCodePoints",
-               "results": [result(f, self.root) for f in findings], "properties": properties}
+               "results": [result(f, self.roots) for f in findings], "properties": properties}
         return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
