@@ -375,23 +375,31 @@ def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: P
     assert len(load_store([str(memory)], cached).alias_pairs) == 3 and len(computed) == 1
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(60))
 def test_jsonl_spans_are_the_lines_cut_every_chunk_non_blank_lines(monkeypatch, seed: int) -> None:
-    """A store up to SPAN lines is one span found without splitting its lines: both ways cut
-    alike, blank and whitespace lines, a missing or doubled final newline, no record at all."""
+    """Spans are found without splitting the store's lines where none is blank or starts with a
+    space (newlines counted), and by its lines otherwise: both ways cut as the lines split and
+    joined do, of lines short and long, blank and whitespace lines or none, a missing or doubled
+    final newline, no record at all."""
     import random
 
     from memory_autopsy.ingest import loader
 
     rng = random.Random(seed)
-    chunk = rng.choice([2, 3, 50])
+    chunk = rng.choice([1, 2, 3, 7, 50])
     monkeypatch.setattr(loader, "SPAN", chunk)
-    pieces = [b"", b"  ", b"\t", b'{"entity": "a", "claim": "x"}', b"{}", b"not json"]
-    body = b"\n".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) + rng.choice([b"", b"\n", b"\n\n"])
+    blanks = [b"", b"  ", b"\t", b" {}", b"\r"] if seed % 3 == 0 else []
+
+    def line() -> bytes:
+        if blanks and rng.random() < 0.2:
+            return rng.choice(blanks)
+        return rng.choice([b'{"entity": "a", "claim": "x"}', b"{}", b"not json", b"x" * rng.randrange(1, 400)])
+
+    body = b"\n".join(line() for _ in range(rng.randrange(0, 200))) + rng.choice([b"", b"\n", b"\n\n", b"\n "])
     lines = body.split(b"\n")
     starts = [i for i, line in enumerate(lines) if line and not line.isspace()][::chunk] + [len(lines)]
     expected = [(start, b"\n".join(lines[start:end])) for start, end in zip(starts, starts[1:])]
-    assert list(loader._spans(body)) == expected
+    assert [(start, bytes(data)) for start, data in loader._spans(body)] == expected
 
 
 def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path) -> None:

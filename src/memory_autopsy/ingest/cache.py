@@ -92,7 +92,7 @@ class ParseCache:
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]] | None] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
 
-    def key(self, path: str, data: bytes, part: str = "") -> str:
+    def key(self, path: str, data: bytes | memoryview, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
         digest = hashlib.sha256(self.salt.encode("utf-8"))
         digest.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
@@ -104,7 +104,7 @@ class ParseCache:
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key[2:]}.json"
 
-    def get(self, path: str, data: bytes, part: str = "", *, kept: bool = False) -> JsonResult | None:
+    def get(self, path: str, data: bytes | memoryview, part: str = "", *, kept: bool = False) -> JsonResult | None:
         """`kept`: `flush` adds to the entry what `finish` had to derive again (the store around
         the file settled one of its labels otherwise), so the next run derives nothing."""
         key = self.key(path, data, part)
@@ -121,7 +121,7 @@ class ParseCache:
             self._read.append((key, [(i, d, d.derived) for i, d in enumerate(result.items()) if type(d) is Draft]))
         return result
 
-    def defer(self, path: str, data: bytes, result: JsonResult, part: str = "") -> None:
+    def defer(self, path: str, data: bytes | memoryview, result: JsonResult, part: str = "") -> None:
         """Write a parse at `flush`, once `finish` has derived each draft as the settled store
         reads it: a cold run derives each draft once, as a run without the cache does, and the
         entry holds the derivation a warm run will use. What settling may change (a labelled
