@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, SRC
 from memory_autopsy.rules import HELP_URI, RULES
 
@@ -60,3 +62,34 @@ def test_a_hook_outside_a_repository_loads_no_process_or_thread_module(tmp_path:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={"PYTHONPATH": str(SRC)}, timeout=60)
     assert done.stderr.strip().endswith("(0, [])"), done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("columns", [None, "57", "0", "-3", "wide"])
+def test_the_help_is_wrapped_as_argparse_wraps_it(monkeypatch, columns: str | None) -> None:
+    """The parsers find the terminal's width themselves (argparse imports shutil for it): the
+    same width as shutil's, so the same help, for every command and the top level."""
+    import argparse
+    import shutil
+
+    from memory_autopsy.cli import build_parser
+    from memory_autopsy.commands import COMMANDS, terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+    def plain(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        """The parser's help as argparse's own formatter writes it."""
+        parser.formatter_class = parser.formatter_class.func  # type: ignore[attr-defined]
+        return parser
+
+    for command in [None, *COMMANDS]:
+        parser = build_parser(command)
+        helps = [parser.format_help()]
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        if command is not None:
+            helps.append(sub.choices[command].format_help())
+            assert helps[1] == plain(sub.choices[command]).format_help()
+        assert helps[0] == plain(parser).format_help()

@@ -66,7 +66,9 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; given the command about to run, only that command's module is imported."""
-    parser = argparse.ArgumentParser(
+    from memory_autopsy.commands import Parser, register_all
+
+    parser = Parser(
         prog="memory-autopsy",
         description="ESLint for LLM agent memory: lint stored facts for duplicates, "
         "contradictions and staleness.",
@@ -74,9 +76,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memory-autopsy {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from memory_autopsy.commands import register_all
-
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     register_all(sub, _lint_options, EPILOG, only=command)
     return parser
 
