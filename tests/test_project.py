@@ -50,14 +50,15 @@ def test_cli_import_stays_light() -> None:
 
 
 def test_a_hook_outside_a_repository_loads_no_process_or_thread_module(tmp_path: Path) -> None:
-    """What a commit pays for: outside git no git runs (so `subprocess` is never needed) and a
-    hook writing to a pipe draws no progress line (so no thread)."""
+    """What a commit pays for: outside git no git runs (so `subprocess` is never needed), a
+    hook writing to a pipe draws no progress line (so no thread), and its parser finds the
+    terminal's width without `shutil`."""
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "notes.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
     assert not any((p / ".git").exists() for p in (tmp_path.resolve(), *tmp_path.resolve().parents))
     code = (
         "import sys; from memory_autopsy.cli import main; code = main(['hook', 'memory/notes.md']); "
-        "sys.stderr.write(repr((code, [m for m in ('subprocess', 'threading') if m in sys.modules])))"
+        "sys.stderr.write(repr((code, [m for m in ('subprocess', 'threading', 'shutil') if m in sys.modules])))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={"PYTHONPATH": str(SRC)}, timeout=60)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import time
@@ -278,9 +279,7 @@ def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
     cannot be written is a slower run, never a failed one)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        import tempfile  # only a run that writes pays for it (with shutil and random)
-
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".entry.", suffix=".tmp")
+        fd, temp = _new_file(str(target.parent))
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 write(handle)
@@ -292,6 +291,23 @@ def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
     except (OSError, ValueError):
         return False
     return True
+
+
+_NAMES = itertools.count()
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _new_file(folder: str) -> tuple[int, str]:
+    """A file no one else has, made in `folder` and opened for writing, as `tempfile.mkstemp`
+    makes one (never an existing file or link, mode 0600) under a name of this process's own:
+    `tempfile` imports `shutil` and `random`, 2 ms of a hook run whose commit changed a file."""
+    for _ in range(100):
+        name = os.path.join(folder, f".entry.{os.getpid()}.{time.monotonic_ns()}.{next(_NAMES)}.tmp")
+        try:
+            return os.open(name, _NEW_FILE, 0o600), name
+        except FileExistsError:  # left by a killed run of the same process id: another name
+            continue
+    raise FileExistsError(f"no new file could be made in {folder}")
 
 
 # Where the engine keeps the findings of the layers that judge each entity alone (engine.memo).
