@@ -326,6 +326,19 @@ def test_json_formats_keep_the_text_and_escape_it(fmt: str, tmp_path: Path) -> N
     assert "e\\x1b]0;pwned\\x07" in parsed and "\\x9b" in parsed
 
 
+@pytest.mark.parametrize("fmt", ["json", "sarif", "text", "markdown", "github"])
+def test_a_delete_in_ascii_text_is_escaped_too(fmt: str, tmp_path: Path) -> None:
+    """The formats pass text through unsearched when it holds nothing to escape: ASCII text
+    with DEL in it (a control character, but ASCII; the JSON encoder leaves it raw) is escaped."""
+    store = [{"entity": "e\x7fx", "slot": "db", "value": v} for v in ("MySQL", "PostgreSQL")]
+    write(tmp_path / "e.json", json.dumps(store))
+    result = run_cli("scan", "e.json", "--isolated", "--format", fmt, cwd=tmp_path)
+    assert result.code == 1, result.err
+    assert "\x7f" not in result.out
+    shown = repr(json.loads(result.out)) if fmt in ("json", "sarif") else result.out
+    assert "e\\x7fx" in shown
+
+
 def test_bare_urls_are_no_links_in_the_job_summary() -> None:
     message = "see https://evil.example/x, http://a.b, WWW.evil.example and ops@evil.example"
     finding = Finding("duplicate", Severity.ERROR, "0", "m.md", 1, "www.x.example", "FULL", message, 1.0,

@@ -28,19 +28,30 @@ def _shown(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+# Each function returns the text as it is when it holds nothing its patterns replace (control
+# characters and DEL are ASCII, C1 and surrogates are not), without a search and without
+# compiling the patterns: ~0.7 ms of every hook run, for printing a summary line.
+
+
 def visible(text: str, *, keep_lines: bool = False) -> str:
     """Human output: control characters and lone surrogates as escapes (CR/LF kept on request,
     for a caller that escapes line breaks its own way)."""
+    if text.isascii() and text.isprintable():
+        return text
     return (_UNSAFE_BUT_LINES if keep_lines else _UNSAFE).sub(_shown, text)
 
 
 def scrub(text: str) -> str:
     """Any output: lone surrogates become U+FFFD so the text always encodes as UTF-8."""
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 
 def json_safe(text: str) -> str:
     """Serialized JSON: lone surrogates replaced, DEL and C1 as `\\u00XX` (C0 json escapes)."""
+    if text.isascii() and "\x7f" not in text:
+        return text
     text = scrub(text)
     return _C1.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
