@@ -169,6 +169,30 @@ def test_scan_with_no_path_lints_the_default_scope(repo: Path) -> None:
 
 
 @needs_git
+@pytest.mark.parametrize("longer", [False, True])
+def test_the_scope_git_lists_is_every_listed_path_in_scope(repo: Path, monkeypatch, longer: bool) -> None:
+    """git's listing is narrowed to memory names by searching it for their endings: the scope is
+    every path it lists that is in scope, whatever the case of its ending, tracked or not; with a
+    name that lower-cases by context (Σ) and, `longer`, one that lower-cases to more characters
+    (İ, the listing is then narrowed path by path)."""
+    from memory_autopsy.scope import in_scope, scope_files
+    from memory_autopsy.settings import Settings
+
+    names = ["memory-bank/PROGRESS.MD", "memory-bank/notes.Markdown", ".cursor/rules/a.MDC", "CLAUDE.md",
+             "memory/store.JSONL", "memory/\u0391\u03a3.md", "memory/\u03a3.MD", "memory/a.md.bak",
+             "memory/readme.txt", ".clinerules", "src/app.py", "docs/x.md", "memory/.md"]
+    names += ["memory/\u0130ndex.md"] if longer else []
+    for k, name in enumerate(names):
+        write(repo / name, CLEAN)
+        if k % 2:
+            git(repo, "add", name)
+    expected = sorted(n for n in names if in_scope(n, Settings()))
+    assert len(expected) >= 8
+    monkeypatch.chdir(repo)
+    assert scope_files(Settings(), repo.resolve()) == expected
+
+
+@needs_git
 @pytest.mark.parametrize("rules", ["", 'include = ["memory-bank/*.md", "gone/*.md"]\n'])
 def test_a_tracked_file_deleted_from_the_working_tree_is_out_of_scope(repo: Path, rules: str) -> None:
     """The scope is what git lists and the working tree holds (a deletion not yet committed

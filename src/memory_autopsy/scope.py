@@ -78,8 +78,7 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning) -> 
     if settings.include:
         listed = _git_listing(root, lambda p: selected(p, settings.include, ()))
     else:  # a memory file's name ends so: the one test most of a repository's files fail
-        listed = _git_listing(root, lambda p: p.lower().endswith(_MEMORY_ENDS) and p != baseline
-                              and in_scope(p, settings))
+        listed = _git_listing(root, lambda p: p != baseline and in_scope(p, settings), ends=_MEMORY_ENDS)
     if listed is None:
         listed = _walk(root, skip_dots=not settings.include)
     for pattern in unmatched(settings.include, listed):
@@ -195,18 +194,42 @@ def _shown(root: Path) -> str:
     return "the working directory" if relative == "." else norm(relative)
 
 
-def _git_listing(root: Path, keep: Callable[[str], bool] | None = None) -> list[str] | None:
+def _git_listing(
+    root: Path, keep: Callable[[str], bool] | None = None, ends: tuple[str, ...] | None = None,
+) -> list[str] | None:
     """The files git lists under root (tracked, and untracked unless ignored) that exist;
-    `keep`, a test of the path alone, is made before the file is looked for on disk."""
+    `keep`, a test of the path alone, is made before the file is looked for on disk, and
+    `ends` before `keep`: a path kept ends so, lower-cased."""
     if not in_work_tree(root):
         return None
     try:
         out = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:
         return None
+    names = out.split("\0") if ends is None else _ending(out, ends)
     base = str(root)
-    return [p for p in dict.fromkeys(out.split("\0"))
+    return [p for p in dict.fromkeys(names)
             if p and (keep is None or keep(p)) and os.path.isfile(os.path.join(base, p))]
+
+
+def _ending(listing: str, ends: tuple[str, ...]) -> list[str]:
+    """The paths of a NUL-terminated listing that end with one of `ends` once lower-cased, in
+    listing order: each ending is searched for in the lower-cased listing (a few searches in C,
+    where a test per path cost a commit in a repository of 30,000 files ~10 ms)."""
+    if not listing.endswith("\0"):
+        listing += "\0"
+    lowered = listing.lower()
+    if len(lowered) != len(listing):  # a character lowered to two: the offsets differ
+        return [p for p in listing.split("\0") if p.lower().endswith(ends)]
+    found: list[tuple[int, str]] = []
+    for end in set(ends):
+        needle = end + "\0"
+        at = lowered.find(needle)
+        while at != -1:
+            start = lowered.rfind("\0", 0, at) + 1
+            found.append((start, listing[start : at + len(end)]))
+            at = lowered.find(needle, at + 1)
+    return [path for _, path in sorted(found)]
 
 
 def _walk(root: Path, *, skip_dots: bool) -> list[str]:
