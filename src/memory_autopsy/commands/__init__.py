@@ -27,7 +27,7 @@ COMMANDS = {
 class Parser(argparse.ArgumentParser):
     """argparse's parser, its help formatted to the terminal's width as argparse would find it.
     argparse asks `shutil` for the width as each parser is built: importing it (with the
-    compression modules it loads) was about 1.5 ms of every run, the hook's on every commit."""
+    compression modules it loads) was about 1.3 ms of every run, the hook's on every commit."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kind = kwargs.pop("formatter_class", argparse.HelpFormatter)
