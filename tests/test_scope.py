@@ -307,20 +307,10 @@ def test_a_folder_is_asked_about_only_below_the_top_of_its_work_tree(repo: Path,
 def test_outside_any_repository_no_git_process_is_started(tmp_path: Path, monkeypatch) -> None:
     """An agent's memory folder outside git (`~/.claude/projects/...`) is scanned and hooked
     with no git process started only to fail; inside a repository git is asked as before."""
-    import subprocess
-
     outside = tmp_path / "home"
     write(outside / "memory" / "notes.md", OLD + NEW + DUPLICATED)
     assert not any((p / ".git").exists() for p in (outside.resolve(), *outside.resolve().parents))
-    started: list[tuple[str, ...]] = []
-
-    def spy(cmd: list[str], *args: object, **kwargs: object) -> object:
-        if cmd and cmd[0] == "git":
-            started.append(tuple(cmd))
-        return real_run(cmd, *args, **kwargs)
-
-    real_run = subprocess.run
-    monkeypatch.setattr(subprocess, "run", spy)
+    started = _spy_on_git(monkeypatch)
     scanned = run_cli("scan", "memory", "--json", cwd=outside)
     hooked = run_cli("hook", "memory/notes.md", "--json", cwd=outside)
     assert started == []
@@ -329,5 +319,43 @@ def test_outside_any_repository_no_git_process_is_started(tmp_path: Path, monkey
     inside = tmp_path / "repo"
     git(inside.parent, "init", "-q", str(inside))
     write(inside / "memory" / "notes.md", OLD + NEW + DUPLICATED)
+    started.clear()
     assert json.loads(run_cli("scan", "memory", "--json", cwd=inside).out) == json.loads(scanned.out)
     assert started  # in a work tree, git lists the folder
+
+
+def _spy_on_git(monkeypatch) -> list[tuple[str, ...]]:
+    """The git commands started from now on (every process starts through Popen)."""
+    import subprocess
+
+    started: list[tuple[str, ...]] = []
+    real = subprocess.Popen
+
+    class Spy(real):
+        def __init__(self, cmd: list[str], *args: object, **kwargs: object) -> None:
+            if cmd and cmd[0] == "git":
+                started.append(tuple(cmd))
+            super().__init__(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", Spy)
+    return started
+
+
+@needs_git
+def test_a_hook_on_files_out_of_the_scope_lists_nothing(repo: Path, monkeypatch) -> None:
+    """pre-commit runs the hook on every committed file its pattern matches (`*.md`, `*.json`):
+    when none of them can be in the scope, the hook exits 0 without listing the scope (git's walk
+    of the working tree); when one can, it lists it and reports as before."""
+    write(repo / "memory" / "notes.md", OLD + NEW + DUPLICATED)
+    write(repo / "README.md", DUPLICATED)
+    write(repo / "package.json", MANIFEST)
+    write(repo / "docs" / "memory" / "notes.md", DUPLICATED)  # `docs/` is not a memory location
+    git(repo, "add", "-A")
+    started = _spy_on_git(monkeypatch)
+    result = run_cli("hook", "README.md", "package.json", "docs/memory/notes.md", "../elsewhere.md", cwd=repo)
+    assert (result.code, result.out) == (0, "")
+    assert not [cmd for cmd in started if "ls-files" in cmd]
+    result = run_cli("hook", "README.md", "memory/notes.md", "--json", cwd=repo)
+    assert result.code == 1 and finding_paths(result.out) == {"memory/notes.md"}
+    assert [cmd for cmd in started if "ls-files" in cmd]
+

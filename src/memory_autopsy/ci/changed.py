@@ -7,6 +7,7 @@ engine prints paths, so a finding's path can be tested against a changed-file se
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from memory_autopsy.errors import UsageError
@@ -17,15 +18,33 @@ class GitError(UsageError):
 
 
 def git(*args: str, cwd: Path | str | None = None) -> str:
+    return git_started(*args, cwd=cwd)()
+
+
+def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
+    """`git(*args)` started now: the call it returns waits for git and returns its output, or
+    raises as `git` does. A caller with other work to do first (the hook imports the engine
+    while git lists a large working tree) lets git run on another core meanwhile."""
     import subprocess  # here, not at import: a run outside a repository starts no git (in_work_tree)
 
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+        process = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True)
     except OSError as error:
-        raise GitError(f"git is not available: {error}") from None
-    if done.returncode != 0:
-        raise GitError(f"git {' '.join(args)}: {done.stderr.strip() or 'failed'}")
-    return done.stdout
+        failure = GitError(f"git is not available: {error}")
+
+        def failed() -> str:
+            raise failure
+
+        return failed
+
+    def finished() -> str:
+        out, err = process.communicate()
+        if process.returncode != 0:
+            raise GitError(f"git {' '.join(args)}: {err.strip() or 'failed'}")
+        return out
+
+    return finished
 
 
 def in_work_tree(cwd: Path | str | None = None) -> bool:

@@ -82,20 +82,24 @@ def _settings_options(parser: argparse.ArgumentParser) -> None:
 
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.ci import changed as git_changes
-    from memory_autopsy.ci.filters import with_cache
     from memory_autopsy.config import locate
-    from memory_autopsy.scope import context_files, scope_root
+    from memory_autopsy.scope import context_files, may_hold, scope_root, start_listing
 
     settings = settings_from_args(args)
     root = scope_root(locate(args.config, isolated=args.isolated))
-    context = context_files(args.context or [], settings, root)
+    listing = None
+    if not args.context:
+        if not may_hold(args.paths, settings, root):
+            return 0  # no file of the commit can be in the scope: nothing to report, nothing read
+        listing = start_listing(root)  # git walks the working tree while the engine is imported
+    from memory_autopsy.api import lint
+    from memory_autopsy.ci.filters import filter_report, resolve_baseline, with_cache
+    from memory_autopsy.commands.lint import emit, output_format, rule_filter
+
+    context = context_files(args.context or [], settings, root, listing=listing)
     changed = git_changes.as_reported(frozenset(args.paths), tuple(context))
     if not changed:
         return 0
-    from memory_autopsy.api import lint
-    from memory_autopsy.ci.filters import filter_report, resolve_baseline
-    from memory_autopsy.commands.lint import emit, output_format, rule_filter
-
     rule_filter(args)  # --select/--ignore are checked before the scope is read
     fmt = output_format(args, "text")
     report = lint(context, replace(with_cache(settings, args, root), focus=changed))
