@@ -383,6 +383,10 @@ class Startup:
     hook_note: str | None = None
     repo_hook_ms: float | None = None  # the same hook run in a repository of REPO_FILES files
     repo_hook_ratio: float | None = None
+    # the hook in that repository on a README.md, as pre-commit runs it on a commit of no memory
+    # file that its `files` pattern matches (most commits that run it in a repository of code)
+    repo_other_ms: float | None = None
+    repo_other_ratio: float | None = None
     repo_note: str | None = None
     # the hook right after three.md changed, as on a commit: its parse-cache entry misses and
     # the markdown reader is imported and run
@@ -479,6 +483,9 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
         try:
             result.repo_hook_ms = _best(runner, hook, repo, ok=(0, 1))
             result.repo_hook_ratio = result.repo_hook_ms / result.python_ms
+            (repo / "README.md").write_text("# A project\n", encoding="utf-8")
+            result.repo_other_ms = _best(runner, [*hook[:-1], "README.md"], repo)
+            result.repo_other_ratio = result.repo_other_ms / result.python_ms
         except BenchError as exc:
             result.repo_note = str(exc).splitlines()[0]
     return result
@@ -769,6 +776,8 @@ def _print_startup(st: Startup) -> None:
     _startup_row("hook, three.md edited", st.changed_ms, st.changed_ratio, st.changed_note,
                  "a new line before each run: the commit case")
     _startup_row(f"hook, {REPO_FILES // 1000}k-file repo", st.repo_hook_ms, st.repo_hook_ratio, st.repo_note)
+    _startup_row("  the same, README.md", st.repo_other_ms, st.repo_other_ratio, None,
+                 "a commit of no memory file")
     _startup_row(f"its {st.stdlib_modules} std modules", st.stdlib_ms, st.stdlib_ratio, st.stdlib_note,
                  "`python -c \"import ...\"` of the modules the hook loads that are not its own")
     if st.error:
