@@ -80,6 +80,7 @@ def _parse_str(value: str) -> str | None:
 _WIDE = {0xFF10 + i: 0x30 + i for i in range(10)} | {
     0xFF0D: 0x2D, 0xFF0F: 0x2F, 0xFF1A: 0x3A, 0x3000: 0x20, 0xFF08: 0x28, 0xFF09: 0x29,
 }
+_YEAR = lazyre.compile(r"\d{4}")
 _CJK_DATE = lazyre.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
 _PROSE_DATE = lazyre.compile(
     rf"(?<![0-9.])(?:{DATE_PATTERN}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I
@@ -106,6 +107,8 @@ def _cjk(text: str) -> str | None:
 
 
 def _parse_text(text: str) -> str | None:
+    if _YEAR.search(text) is None:  # every shape holds a year of four digits: a name, a word is none
+        return None
     match = _ISO.fullmatch(text)
     if match:
         return _iso_from_match(match)

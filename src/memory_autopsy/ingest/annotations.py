@@ -118,7 +118,9 @@ def read_prose(text: str) -> tuple[str, Annotations]:
     if lead and parse_date(lead["date"]):
         notes.observed_at = parse_date(lead["date"])
         text = text[lead.end() :]
-    for pattern in (_OBS_PAREN, _OBS_DASH):
+    for pattern, mark in ((_OBS_PAREN, "("), (_OBS_DASH, "--")):
+        if mark not in text:  # what each pattern opens with
+            continue
         matches = list(pattern.finditer(text + " "))
         match = matches[-1] if matches else None
         if match and parse_date(match["date"]):
