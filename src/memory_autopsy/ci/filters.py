@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -96,13 +97,15 @@ def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:
 CACHE_DIR = ".memory-autopsy-cache"
 
 
-def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Settings:
+def with_cache(settings: Settings, args: argparse.Namespace, root: Path,
+               tracked: Callable[[], bool] | None = None) -> Settings:
     """The hook and `ci` lint their whole scope on every run: unchanged files are read from the
-    parse cache (keyed by their bytes) unless --no-cache, or unless git tracks the cache."""
+    parse cache (keyed by their bytes) unless --no-cache, or unless git tracks the cache.
+    `tracked`: `tracking` of the cache folder, asked earlier."""
     if getattr(args, "no_cache", False):
         return settings
     folder = root / CACHE_DIR
-    if folder.is_dir() and _committed(folder):
+    if (tracked or tracking(folder))():
         from memory_autopsy.scope import stderr_warning
 
         stderr_warning(f"{CACHE_DIR} is committed to git: not read (a committed cache can hide "
@@ -111,17 +114,23 @@ def with_cache(settings: Settings, args: argparse.Namespace, root: Path) -> Sett
     return replace(settings, parse_cache=str(folder))
 
 
-def _committed(folder: Path) -> bool:
-    """Whether git tracks a file in the cache folder. Its entries are keyed by bytes anyone can
-    hash: a pull request that commits entries for its own memory files (the parse of a clean
-    file under a bad file's key, findings kept for entities it changed) would have the run read
-    them and report what the entries say. The cache keeps itself out of git (a `.gitignore` of
-    `*`), so a tracked file there was added on purpose or by mistake; either way it is not read."""
-    from memory_autopsy.ci.changed import GitError, git, in_work_tree
+def tracking(folder: Path) -> Callable[[], bool]:
+    """Whether git tracks a file in the cache folder, asked now and answered when called (the
+    hook asks while git lists its scope). Its entries are keyed by bytes anyone can hash: a pull
+    request that commits entries for its own memory files (the parse of a clean file under a
+    bad file's key, findings kept for entities it changed) would have the run read them and
+    report what the entries say. The cache keeps itself out of git (a `.gitignore` of `*`), so
+    a tracked file there was added on purpose or by mistake; either way it is not read."""
+    from memory_autopsy.ci.changed import GitError, git_started, in_work_tree
 
-    if not in_work_tree(folder):
-        return False  # git is not started to say so
-    try:
-        return bool(git("ls-files", "-z", "--cached", "--", ".", cwd=folder))
-    except GitError:  # no git, or not a repository: nothing there is committed
-        return False
+    if not folder.is_dir() or not in_work_tree(folder):
+        return lambda: False  # no cache yet, or no repository: git is not started to say so
+    listed = git_started("ls-files", "-z", "--cached", "--", ".", cwd=folder)
+
+    def answer() -> bool:
+        try:
+            return bool(listed())
+        except GitError:  # no git, or not a repository: nothing there is committed
+            return False
+
+    return answer

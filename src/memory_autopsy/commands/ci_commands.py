@@ -93,16 +93,17 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 0  # no file of the commit can be in the scope: nothing to report, nothing read
         listing = start_listing(root)  # git walks the working tree while the engine is imported
     from memory_autopsy.api import lint
-    from memory_autopsy.ci.filters import filter_report, resolve_baseline, with_cache
+    from memory_autopsy.ci.filters import CACHE_DIR, filter_report, resolve_baseline, tracking, with_cache
     from memory_autopsy.commands.lint import emit, output_format, rule_filter
 
+    tracked = None if args.no_cache else tracking(root / CACHE_DIR)  # git asks while it lists
     context = context_files(args.context or [], settings, root, listing=listing)
     changed = git_changes.as_reported(frozenset(args.paths), tuple(context))
     if not changed:
         return 0
     rule_filter(args)  # --select/--ignore are checked before the scope is read
     fmt = output_format(args, "text")
-    report = lint(context, replace(with_cache(settings, args, root), focus=changed))
+    report = lint(context, replace(with_cache(settings, args, root, tracked), focus=changed))
     _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
