@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -62,6 +63,28 @@ def test_a_hook_outside_a_repository_loads_no_process_or_thread_module(tmp_path:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={"PYTHONPATH": str(SRC)}, timeout=60)
+    assert done.stderr.strip().endswith("(0, [])"), done.stdout + done.stderr
+
+
+def test_a_hook_on_a_commit_of_no_memory_file_loads_no_engine(tmp_path: Path) -> None:
+    """The commit pre-commit runs the hook on most in a repository of code: a README, no memory
+    file. Nothing can be reported, so neither the scope's listing nor the engine, the readers
+    or the record types are loaded."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "notes.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# A project\n", encoding="utf-8")
+    heavy = ("memory_autopsy.model", "memory_autopsy.engine", "memory_autopsy.ingest.loader", "memory_autopsy.rules")
+    code = (
+        "import sys; from memory_autopsy.cli import main; code = main(['hook', 'README.md']); "
+        f"sys.stderr.write(repr((code, [m for m in {heavy!r} if m in sys.modules])))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          env={"PYTHONPATH": str(SRC), "PATH": os.environ.get("PATH", "")}, timeout=60)
     assert done.stderr.strip().endswith("(0, [])"), done.stdout + done.stderr
 
 

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from memory_autopsy.severity import Severity as Severity  # a finding's severity, defined apart
+
 
 class Fidelity(str, enum.Enum):
     """How much of a record the parser proved."""
@@ -14,26 +16,6 @@ class Fidelity(str, enum.Enum):
     PARTIAL = "PARTIAL"
     RESIDUAL = "RESIDUAL"
 
-
-class Severity(str, enum.Enum):
-    INFO = "info"
-    REVIEW = "review"
-    WARNING = "warning"
-    ERROR = "error"
-
-    @property
-    def rank(self) -> int:
-        return _SEVERITY_RANK[self]
-
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        key = text.strip().lower()
-        if key in ("warn",):
-            key = "warning"
-        return cls(key)
-
-
-_SEVERITY_RANK = {Severity.INFO: 0, Severity.REVIEW: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
 RECORD_FIELDS = (
     "id",

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.model import Severity
+from memory_autopsy.severity import Severity
 
 
 class Rule(NamedTuple):

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.lexicon.budgets import Budgets
-from memory_autopsy.model import Severity
+from memory_autopsy.severity import Severity
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 

@@ -10,14 +10,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
 from memory_autopsy.formatters.visible import scrub
-from memory_autopsy.model import Report, Severity
-from memory_autopsy.rules import NEVER_FAILS
 from memory_autopsy.settings import Settings
+from memory_autopsy.severity import Severity
+
+if TYPE_CHECKING:
+    from memory_autopsy.model import Report
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -67,6 +69,8 @@ def _rule_file_settings(args: argparse.Namespace) -> Settings:
 
 
 def exit_code(report: Report, settings: Settings) -> int:
+    from memory_autopsy.rules import NEVER_FAILS  # a run with findings to judge has them loaded
+
     threshold = settings.fail_on
     if threshold is None:
         return 0
