@@ -73,9 +73,7 @@ def iter_report(report: Report) -> Iterator[str]:
     yield head + ',\n  "findings": [\n'
     last = len(report.findings) - 1
     for index, finding in enumerate(report.findings):
-        line = _ENCODE(finding_dict(finding))
-        if not line.isascii() or "\x7f" in line:  # ASCII without DEL has nothing to make safe
-            line = json_safe(line)
+        line = json_safe(_ENCODE(finding_dict(finding)))  # returns ASCII without DEL as it is
         yield "    " + line + (",\n" if index < last else "\n")
     yield "  ]\n}\n"
 
