@@ -81,14 +81,20 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning,
     if settings.include:
         listed = _git_listing(root, lambda p: selected(p, settings.include, ()), listing=listing)
     else:  # a memory file's name ends so: the one test most of a repository's files fail
-        listed = _git_listing(root, lambda p: p != baseline and in_scope(p, settings), ends=_MEMORY_ENDS,
+        listed = _git_listing(root, lambda p: _takes(p, settings, baseline), ends=_MEMORY_ENDS,
                               listing=listing)
     if listed is None:
         listed = _walk(root, skip_dots=not settings.include)
     for pattern in unmatched(settings.include, listed):
         warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
              "to the rule file's folder; git-ignored files are skipped)")
-    return sorted(from_root(root, p) for p in listed if p != baseline and in_scope(p, settings))
+    return sorted(from_root(root, p) for p in listed if _takes(p, settings, baseline))
+
+
+def _takes(path: str, settings: Settings, baseline: str | None) -> bool:
+    """The scope's test of a root-relative path, which every file of the scope passes (and
+    `may_hold` asks of the files a hook is given): memory under the rule file, not the baseline."""
+    return path != baseline and in_scope(path, settings)
 
 
 def context_files(paths: Sequence[str], settings: Settings, root: Path,
@@ -113,8 +119,7 @@ def may_hold(paths: Iterable[str], settings: Settings, root: Path) -> bool:
             relative = norm(os.path.relpath(os.path.abspath(path), base))
         except ValueError:  # another drive than root's
             continue
-        if relative != ".." and not relative.startswith("../") and relative != baseline \
-                and in_scope(relative, settings):
+        if relative != ".." and not relative.startswith("../") and _takes(relative, settings, baseline):
             return True
     return False
 
