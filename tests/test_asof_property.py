@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli
@@ -111,6 +111,14 @@ def _views(lines: list[dict[str, Any]], day: str) -> tuple[dict[str, Any], dict[
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(record, min_size=3, max_size=10), st.sampled_from(PROBES))
+@example(  # a block pasted for another entity (test_a_block_pasted_for_another_entity_shares_no_verdict)
+    [{"entity": entity, "slot": "gateway", "value": value, "prose": False, "observed_at": day, "valid_from": None,
+      "valid_to": None, "source_class": "primary"}
+     for entity, value, day in [("alpha", "redis 6", "2026-02-01"), ("beta", "kong", "2026-02-01"),
+                                ("alpha", "redis 6", "2026-01-01"), ("beta", "redis 6", "2026-01-01"),
+                                ("alpha", "kong", "2026-01-01"), ("alpha", "redis 6", "2026-01-01")]],
+    "2026-02-01",
+)
 def test_as_of_and_scan_agree_on_conflicts(items: list[dict[str, Any]], day: str) -> None:
     lines = [_line(i, item) for i, item in enumerate(items)]
     as_of, scan = _views(lines, day)
@@ -170,3 +178,18 @@ def test_a_planned_window_is_read_alike(tmp_path: Path) -> None:
     assert not any(f["rule"] == "contradicted_implicit" for f in scan["findings"])
     _, later = _views(lines, "2026-05-01")
     assert any(f["rule"] == "contradicted_implicit" for f in later["findings"])
+
+
+def test_a_block_pasted_for_another_entity_shares_no_verdict(tmp_path: Path) -> None:
+    """Three claims repeated in order for another entity are a pasted block (one `duplicate`
+    finding, its first claim related to the original's first), but a claim about beta is no
+    copy of alpha's: alpha's newest gateway wins alpha's slot, not beta's newest."""
+    rows = [("alpha", "redis 6", "2026-02-01"), ("beta", "kong", "2026-02-01"), ("alpha", "redis 6", "2026-01-01"),
+            ("beta", "redis 6", "2026-01-01"), ("alpha", "kong", "2026-01-01"), ("alpha", "redis 6", "2026-01-01")]
+    lines = [{"id": f"f{n}", "entity": entity, "slot": "gateway", "value": value, "observed_at": day,
+              "source": "src", "source_class": "primary"} for n, (entity, value, day) in enumerate(rows)]
+    as_of, scan = _views(lines, "2026-02-01")
+    assert any("block of 3 facts" in f["message"] for f in scan["findings"])
+    verdicts = {b["id"]: b["verdict"] for b in as_of["beliefs"]}
+    assert verdicts["f0"] == verdicts["f1"] == "CURRENT"
+    assert {i for i, verdict in verdicts.items() if verdict == "LOSER"} == {"f3", "f4"}

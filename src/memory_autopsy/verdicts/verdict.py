@@ -149,7 +149,9 @@ def resolve(facts: Sequence[Fact], findings: Iterable[Finding], weights: Weights
         if rule in CONFLICT_RULES:
             groups.union(a.order, b.order)
             contested |= {a.order, b.order}
-        elif rule == "duplicate":
+        elif rule == "duplicate" and entity_form(a.entity) == entity_form(b.entity):
+            # A pasted block's claims may be about another entity ("gateway = kong" under two
+            # headings): a copy shares a verdict only with the same claim about the same entity.
             groups.union(a.order, b.order)
             copies.union(a.order, b.order)
     members: dict[int, list[Fact]] = {}
