@@ -16,8 +16,9 @@ import pytest
 
 from conftest import SRC, run_cli, run_process, write
 from memory_autopsy.dates import parse_date
-from memory_autopsy.formatters import summary
-from memory_autopsy.model import Finding, Report, Severity
+from memory_autopsy.formatters import json_format, summary
+from memory_autopsy.formatters.visible import json_safe
+from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.selection import selected
 
 MEMORY = "# Billing\n- billing uses MySQL (observed 2024-01-01)\n"
@@ -337,6 +338,41 @@ def test_a_delete_in_ascii_text_is_escaped_too(fmt: str, tmp_path: Path) -> None
     assert "\x7f" not in result.out
     shown = repr(json.loads(result.out)) if fmt in ("json", "sarif") else result.out
     assert "e\\x7fx" in shown
+
+
+def test_each_finding_line_is_what_the_json_encoder_writes() -> None:
+    """The JSON report writes a finding's line field by field: every value must come out as
+    json.dumps writes it (escapes, non-ASCII, None, NaN and infinities, an int for a float, a
+    bool where an int belongs, a value of no JSON type at all)."""
+    texts = ["plain", 'a "quote" and a \\ backslash', "a line\nbreak\tand tab", "é 漢 😀", "\u2028 \x85",
+             "nul\x00 esc\x1b"]
+    confidences = [1.0, 0.1, 1, float("nan"), float("inf"), -float("inf")]
+    findings = [
+        Finding("duplicate", Severity.WARNING, "1", text, n + 1, text, "FULL", text, confidences[n], (text, "id"),
+                (Location(text, n + 2, None if n % 2 else text, n - 3),), "fp" + text,
+                "unchanged" if n % 2 else None, (), n - 3)
+        for n, text in enumerate(texts)
+    ]
+    findings.append(findings[0]._replace(line=True))
+    findings.append(findings[0]._replace(related=(Location("m.md", False),)))
+    findings.append(findings[0]._replace(fact_ids=(7,), related=()))
+    expected = []
+    for f in findings:
+        data = {"rule": f.rule, "severity": f.severity.value, "layer": f.layer, "path": f.path, "line": f.line,
+                "entity": f.entity, "fidelity": f.fidelity, "message": f.message, "confidence": f.confidence,
+                "fact_ids": list(f.fact_ids), "related": [], "fingerprint": f.fingerprint}
+        for where in f.related:
+            data["related"].append({"path": where.path, "line": where.line, "fact_id": where.fact_id})
+            if where.obs >= 0:
+                data["related"][-1]["obs"] = where.obs
+        if f.obs >= 0:
+            data["obs"] = f.obs
+        if f.baseline is not None:
+            data["baseline"] = f.baseline
+        expected.append(json_safe(json.dumps(data, ensure_ascii=False)))
+    lines = json_format.format_report(Report("heuristic", (), tuple(findings))).split("\n")  # not at U+2028
+    written = [line.strip().removesuffix(",") for line in lines if line.startswith("    {")]
+    assert written == expected
 
 
 def test_bare_urls_are_no_links_in_the_job_summary() -> None:

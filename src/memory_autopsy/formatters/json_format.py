@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterator
+from json.encoder import encode_basestring
 from typing import Any
 
 from memory_autopsy import __version__
@@ -73,10 +75,49 @@ def iter_report(report: Report) -> Iterator[str]:
     yield head + ',\n  "findings": [\n'
     last = len(report.findings) - 1
     for index, finding in enumerate(report.findings):
-        line = json_safe(_ENCODE(finding_dict(finding)))  # returns ASCII without DEL as it is
+        line = json_safe(finding_line(finding))  # returns ASCII without DEL as it is
         yield "    " + line + (",\n" if index < last else "\n")
     yield "  ]\n}\n"
 
 
 # json.dumps(…, ensure_ascii=False) builds an encoder per call: one, made once, per finding line.
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def finding_line(finding: Finding) -> str:
+    """`_ENCODE(finding_dict(finding))`, the same characters, written out: a large store's report
+    holds tens of thousands of lines, and building each one's dict and encoder was most of
+    writing it. Strings go through the encoder's own escaping (in C; it refuses anything but a
+    str), numbers as the encoder writes them; a value of any other type (a bool for a line, a
+    NaN) takes the encoder's path."""
+    (rule, severity, layer, path, line, entity, fidelity, message, confidence, fact_ids, related,
+     fingerprint, baseline, _, obs) = finding
+    if not (type(line) is type(obs) is int and (type(confidence) is int or type(confidence) is float
+                                                 and math.isfinite(confidence))):
+        return _ENCODE(finding_dict(finding))
+    try:
+        return "".join((
+            '{"rule": ', encode_basestring(rule), ', "severity": ', encode_basestring(severity.value),
+            ', "layer": ', encode_basestring(layer), ', "path": ', encode_basestring(path),
+            ', "line": ', int.__repr__(line), ', "entity": ', encode_basestring(entity),
+            ', "fidelity": ', encode_basestring(fidelity), ', "message": ', encode_basestring(message),
+            ', "confidence": ', repr(confidence), ', "fact_ids": [', ", ".join(map(encode_basestring, fact_ids)),
+            '], "related": [', ", ".join(map(_location_line, related)) if related else "",
+            '], "fingerprint": ', encode_basestring(fingerprint),
+            f', "obs": {int.__repr__(obs)}' if obs >= 0 else "",
+            f', "baseline": {encode_basestring(baseline)}' if baseline is not None else "",
+            "}",
+        ))
+    except (TypeError, ValueError, AttributeError):
+        return _ENCODE(finding_dict(finding))
+
+
+def _location_line(where: Location) -> str:
+    path, line, fact_id, obs = where
+    if type(line) is not int or type(obs) is not int:
+        raise TypeError("not the encoder's int")
+    return "".join((
+        '{"path": ', encode_basestring(path), ', "line": ', int.__repr__(line),
+        ', "fact_id": ', "null" if fact_id is None else encode_basestring(fact_id),
+        f', "obs": {int.__repr__(obs)}}}' if obs >= 0 else "}",
+    ))
