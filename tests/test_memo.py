@@ -3,6 +3,7 @@ entity alone are kept between runs; every run reports what a run without it repo
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -106,17 +107,30 @@ def test_a_kept_group_is_what_the_run_reports(tmp_path: Path, store: Path) -> No
     assert "kept by an earlier run" in {f.message for f in lint([str(store)], cached).findings}
 
 
-@pytest.mark.parametrize("bad", ["{not json", "[]", '{"salt": 1, "groups": []}', "GROUPS"])
+# A kept finding's fields, each with a value of a type it never has (baseline takes any: None).
+_WRONG = {0: 5, 1: "no such severity", 2: None, 3: 1, 4: "3", 5: [], 6: 0, 7: None, 8: "0.9", 9: None,
+          10: None, 11: 2, 13: None, 14: 1.5}
+
+
+@pytest.mark.parametrize("bad", ["{not json", "[]", '{"salt": 1, "groups": []}', "GROUPS", "FIELDS"])
 def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, bad: str) -> None:
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     expected = lint([str(store)], cached).findings
     (entry,) = _entries(tmp_path / "cache")
     shards = sorted(entry.glob("*.json"))
+    fields = itertools.cycle(sorted(_WRONG))  # one field a group, on through the shards
     for shard in shards[::2]:  # every other shard
         text = bad
         if bad == "GROUPS":  # the right salt, rows of another shape in every group
             data = json.loads(shard.read_text(encoding="utf-8"))
             data["groups"] = {key: [[1, 2, 3]] if n % 2 else "x" for n, key in enumerate(data["groups"])}
+            text = json.dumps(data)
+        if bad == "FIELDS":  # rows of the right length, one field of one row of each group mistyped
+            data = json.loads(shard.read_text(encoding="utf-8"))
+            for rows in data["groups"].values():
+                if rows:  # a row naming another side, where there is one: an empty list is falsy too
+                    field = next(fields)
+                    next((row for row in rows if row[10]), rows[-1])[field] = _WRONG[field]
             text = json.dumps(data)
         shard.write_text(text, encoding="utf-8")
     assert lint([str(store)], cached).findings == expected

@@ -55,6 +55,7 @@ _SCALARS = (str, int, float, bool, type(None))
 _ROW = 15  # the fields of a kept finding
 _ORDER = attrgetter("order")
 SHARDS = 64  # files per scope
+_NEW = tuple.__new__
 
 
 @lru_cache(maxsize=1)
@@ -201,7 +202,9 @@ def _encoded(finding: Finding) -> list[Any]:
 
 
 def _decoded(rows: Any) -> list[Finding] | None:
-    """The findings an entry kept, or None for rows of another shape (a miss)."""
+    """The findings an entry kept, or None for rows of another shape (a miss). Each row's types
+    are checked in comparisons, not generators, and its finding made as a tuple is: a warm run
+    reads back every entity it did not judge."""
     if type(rows) is not list:
         return None
     found = []
@@ -211,17 +214,21 @@ def _decoded(rows: Any) -> list[Finding] | None:
                 return None
             (rule, severity, layer, path, line, entity, fidelity, message, confidence, ids, related,
              fingerprint, baseline, extra, obs) = row
-            if not all(type(v) is str for v in (rule, layer, path, entity, fidelity, message, fingerprint)):
+            if not type(rule) is type(layer) is type(path) is type(entity) is type(fidelity) is type(message) \
+                    is type(fingerprint) is str:
                 return None
             if type(line) is not int or type(obs) is not int or type(confidence) not in (int, float):
                 return None
-            if not all(type(r) is list and len(r) == 4 and type(r[1]) is int for r in related):
+            if not type(ids) is type(related) is type(extra) is list:
                 return None
-            found.append(Finding(  # in field order: positional arguments cost less than keywords
+            if related and not all(type(r) is list and len(r) == 4 and type(r[1]) is int for r in related):
+                return None
+            found.append(_NEW(Finding, (  # in field order, as Finding's own __new__ would place them
                 rule, _SEVERITIES[severity], layer, path, line, entity, fidelity, message, confidence,
-                tuple(str(i) for i in ids), tuple(Location(*r) for r in related), fingerprint,
-                baseline if type(baseline) is str else None, tuple((str(name), value) for name, value in extra), obs,
-            ))
+                tuple(map(str, ids)), tuple(_NEW(Location, r) for r in related) if related else (), fingerprint,
+                baseline if type(baseline) is str else None,
+                tuple((str(name), value) for name, value in extra) if extra else (), obs,
+            )))
     except (TypeError, ValueError, KeyError):
         return None
     return found
