@@ -11,6 +11,7 @@ import argparse
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -36,6 +37,9 @@ def resolve_baseline(explicit: str | None, settings: Settings, *,
     return path, None
 
 
+_PATH = attrgetter("path")
+
+
 def finding_paths(finding: Finding) -> tuple[str, ...]:
     return (finding.path, *(r.path for r in finding.related))
 
@@ -59,7 +63,10 @@ def filter_report(
         findings, fixed = comparison.findings, comparison.fixed
     if changed is not None:
         changed = as_reported(changed, report.paths)
-        findings = tuple(f for f in findings if touches_changed(f, changed))
+        flagged = set(map(_PATH, findings))
+        flagged.discard("")
+        if not changed.issuperset(flagged):  # else each finding touches its own changed file
+            findings = tuple(f for f in findings if touches_changed(f, changed))
         fixed = tuple(e for e in fixed if e.paths & changed)
     baselined = sum(f.baseline == "unchanged" for f in findings)
     if not include_baselined:
