@@ -214,7 +214,10 @@ done = time.perf_counter()
 print(json.dumps({"import_s": imported - start, "ingest_s": sum(ingest) if ingest else None,
                   "lint_s": linted - imported, "write_s": done - linted, "work_s": done - imported,
                   "facts": len(report.facts), "findings": len(report.findings)}))
-gc.freeze()  # as the command line exits: no last collection of the run's records
+gc.freeze()  # as the command line exits: no last collection of the run's records,
+sys.stdout.flush()  # and no teardown (cli.entry): the report is closed, the timings flushed
+import os
+os._exit(0)
 """
 
 
