@@ -14,6 +14,8 @@ from memory_autopsy.engine.findings import fact_finding, plain_finding, quote
 from memory_autopsy.model import Fact, Finding, Store
 from memory_autopsy.normalize import entity_form, normalize_claim
 
+_ID = attrgetter("id")
+
 
 def bad_input(store: Store) -> Iterator[Finding]:
     for problem in store.problems:
@@ -58,6 +60,8 @@ def per_fact(ctx: Context) -> Iterator[Finding]:
             yield fact_finding(
                 "superseded", fact, f"resolved history: valid until {fact.valid_to}: {quote(fact.claim)!r}"
             )
+        if not (fact.valid_from and fact.valid_to):  # a window of one end is never out of order
+            continue
         start, end = day_of(fact.valid_from), day_of(fact.valid_to)
         if start and end and start > end:
             yield fact_finding(
@@ -80,7 +84,9 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
         wanted = {fact.id for fact in given if fact.path in files}
         given = [fact for fact in given if fact.id in wanted]
     # Only an id given twice can be a finding: counted in C, most stores have none.
-    counts = Counter(fact.id for fact in given)
+    counts = Counter(map(_ID, given))
+    if len(counts) == len(given):
+        return
     first: dict[str, Fact] = {}
     for fact in given:
         if counts[fact.id] < 2:
