@@ -300,6 +300,32 @@ def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkey
     assert read(appended) == read(None) and (appended.hits, appended.misses) == (3, 1)
 
 
+def test_a_jsonl_store_read_in_spans_shares_its_names_as_one_parse_does(tmp_path: Path, monkeypatch) -> None:
+    """Cold (spans parsed) or warm (entries decoded), a store's facts hold one copy of each
+    entity, observation, source, shape and kind, as a parse without the cache does: the engine
+    compares and hashes them on every pass over the store."""
+    from memory_autopsy.ingest import loader
+
+    monkeypatch.setattr(loader, "SPAN", 3)
+    store = tmp_path / "store.jsonl"
+    records = [{"id": f"f{i}", "entity": f"svc-{i % 2}", "slot": "", "value": "", "claim": f"uses redis {i}",
+                "observed_at": f"2026-01-0{i % 3 + 1}", "valid_from": None, "valid_to": None,
+                "source": f"ticket-{i % 2}", "source_class": "primary", "fidelity": "PARTIAL", "status_verb": None}
+               for i in range(12)]
+    store.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    def copies(cache: ParseCache | None) -> list[int]:
+        facts = loader.load_sources([loader.Source(str(store), store.read_bytes())], cache=cache).facts
+        return [len({id(getattr(f, name)) for f in facts})
+                for name in ("entity", "written_entity", "observed_at", "source", "shape", "kind")]
+
+    plain = copies(None)
+    assert plain == [2, 2, 3, 2, 1, 1]
+    assert copies(ParseCache(tmp_path / "cache")) == plain  # cold: four spans parsed
+    warm = ParseCache(tmp_path / "cache")
+    assert copies(warm) == plain and warm.hits == 4
+
+
 def test_a_label_settled_by_another_file_reads_alike_warm(tmp_path: Path, monkeypatch) -> None:
     """What a draft derives (slot, id, normalized body) is cached with the entity and body it was
     derived from: a label that another file declares an entity changes both after the cache,

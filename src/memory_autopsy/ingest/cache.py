@@ -55,10 +55,11 @@ PRUNE_EVERY = 64
 # its file once (a row's path is 0), and a row leaves out what repeats another of its fields:
 # 0 stands for "the same as" (a body as its claim, a derived slot as the written one).
 (_ENTITY, _CLAIM, _PATH, _LINE, _FIDELITY, _SLOT, _VALUE, _BODY, _GIVEN, _ALIASES, _SUPPRESS, _LABEL, _REST, _NAMED,
- _DERIVED, _SETTLED) = (
+ _DERIVED, _SETTLED, _OBSERVED, _SOURCE, _SHAPE, _KIND) = (
     DRAFT_FIELDS.index(n)
     for n in ("entity", "claim", "path", "line", "fidelity", "slot", "value", "body", "given_id", "aliases",
-              "suppress", "label", "label_rest", "named", "derived", "settled")
+              "suppress", "label", "label_rest", "named", "derived", "settled", "observed_at", "source", "shape",
+              "kind")
 )
 _DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from its slot on
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
@@ -92,6 +93,7 @@ class ParseCache:
         self.bytes_written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]] | None] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
+        self.strings: dict[str, str] = {}  # one copy of each name, date, source and kind the entries hold
 
     def key(self, path: str, data: bytes | memoryview, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
@@ -112,7 +114,7 @@ class ParseCache:
         target = self._file(key)
         try:
             with open(target, encoding="utf-8") as handle:
-                result = decode(json.load(handle), path)
+                result = decode(json.load(handle), path, self.strings)
             os.utime(target)  # least recently used goes first when the folder is pruned
         except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
             self.misses += 1
@@ -453,10 +455,14 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
     ]
 
 
-def decode(data: dict[str, Any], path: str) -> JsonResult:
+def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
     """The entry's drafts; a row without a label, whose derivation no store reads otherwise,
     becomes its fact's values (records.ordered makes the fact): building a draft for it, and
-    then its fact of the draft, was most of a warm load."""
+    then its fact of the draft, was most of a warm load. A row's entity, observation, source,
+    shape and kind are the first copy `strings` holds, as a parse shares them: JSON gives each
+    row its own, and the engine's passes over a store's facts compare and hash them (100k
+    copies of "state" cost each pass a cache miss a fact)."""
+    share = (strings if strings is not None else {}).setdefault
     drafts: list[Draft] = []
     rows: list[Draft | list[Any]] = []
     named: list[str] = []
@@ -469,6 +475,12 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another shape")
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
+        row[_ENTITY], row[_SHAPE], row[_KIND] = share(row[_ENTITY], row[_ENTITY]), share(row[_SHAPE], row[_SHAPE]), \
+            share(row[_KIND], row[_KIND])
+        if row[_OBSERVED] is not None:
+            row[_OBSERVED] = share(row[_OBSERVED], row[_OBSERVED])
+        if row[_SOURCE] is not None:
+            row[_SOURCE] = share(row[_SOURCE], row[_SOURCE])
         row[_ALIASES] = tuple(row[_ALIASES]) if row[_ALIASES] else ()
         row[_SUPPRESS] = tuple(row[_SUPPRESS]) if row[_SUPPRESS] else ()
         derived = row[_DERIVED]

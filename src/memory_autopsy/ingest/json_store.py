@@ -89,12 +89,14 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
     return result
 
 
-def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: int = 1) -> JsonResult:
+def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: int = 1,
+                     strings: dict[str, str] | None = None) -> JsonResult:
     """Lines of a JSONL store, as str or (read straight from disk) as bytes, with or without
     their line ends; `first` is the number of the first line (a span of a store read on its
-    own). The lines are taken CHUNK non-blank lines at a time: an iterator of a large store's
-    lines is never held whole."""
-    result = JsonResult()
+    own), `strings` the names and sources read before (a store's other spans). The lines are
+    taken CHUNK non-blank lines at a time: an iterator of a large store's lines is never held
+    whole."""
+    result = JsonResult() if strings is None else JsonResult(strings=strings)
     numbered = enumerate(lines, first)
     pending: list[tuple[int, Any]] = []
     while taken := list(islice(numbered, CHUNK)):

@@ -211,7 +211,8 @@ def _parse_cached(
         part = f"lines from {start + 1}"
         result = cache.get(source.path, data, part, kept=True)
         if result is None:
-            result = parse_json_lines(bytes(data).split(b"\n"), source.path, stem, first=start + 1)
+            result = parse_json_lines(bytes(data).split(b"\n"), source.path, stem, first=start + 1,
+                                      strings=cache.strings)
             cache.defer(source.path, data, result, part)
         _origins(result, origins)
         merged.drafts += result.drafts
