@@ -14,6 +14,8 @@ from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 @dataclass(frozen=True)
 class EmbedSettings:
+    """The embedding layer's provider, model and limits."""
+
     provider: str = "ollama"
     url: str | None = None
     model: str | None = None
@@ -26,6 +28,8 @@ class EmbedSettings:
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything one run is configured with: the rule file, the command line and the caller's."""
+
     engine: str = "heuristic"
     # info informs and never fails a run unless asked: a hook that fails on notes gets uninstalled
     fail_on: Severity = Severity.WARNING

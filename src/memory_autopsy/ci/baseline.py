@@ -29,6 +29,8 @@ MESSAGE_LIMIT = 120
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """One recorded finding of a baseline: its fingerprint and, for people, where and what it was."""
+
     fingerprint: str
     rule: str
     path: str

@@ -24,12 +24,16 @@ ACCEPT_ENCODING = "gzip, deflate"  # what _inflater decodes; httpx would add br/
 
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """What one embedding request may take: its time and its body's size."""
+
     deadline: float  # seconds for the whole request, first connect to last byte
     max_bytes: int  # of the decoded body
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    """An embedding server's answer: its status and its decoded body."""
+
     status: int
     body: bytes
 

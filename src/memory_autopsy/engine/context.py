@@ -44,6 +44,8 @@ def observed_order(a: Fact, b: Fact) -> int | None:
 
 @dataclass
 class Context:
+    """What every layer of one run reads: the facts, the settings, and indexes built once on first use."""
+
     facts: Sequence[Fact]
     settings: Settings
     _norm: dict[Fact, str] = field(default_factory=dict)

@@ -32,6 +32,8 @@ Key = tuple[int, int, str, str, "str | None", "str | None", "str | None"]
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What applying a plan did to one file: the fixes applied and skipped, its snapshot, or why it was refused."""
+
     path: str
     applied: tuple[Fix, ...] = ()
     skipped: tuple[tuple[Fix, str], ...] = ()

@@ -9,6 +9,8 @@ from memory_autopsy.model import Fact, Location
 
 @dataclass(frozen=True, slots=True)
 class Fix:
+    """One planned edit of a memory item: supersede it (a window or a mark) or delete it."""
+
     action: str  # supersede | delete
     fact: Fact  # the item edited: every line from fact.line to fact.last_line
     reason: str

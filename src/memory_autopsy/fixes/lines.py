@@ -25,6 +25,8 @@ Line = tuple[str, str]  # (content, line ending)
 
 @dataclass(frozen=True, slots=True)
 class Edit:
+    """One item's lines replaced by one line, or deleted."""
+
     start: int  # index of the item's first line
     stop: int  # index after its last line
     content: str | None  # the one line that replaces the item; None deletes it

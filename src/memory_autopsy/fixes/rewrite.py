@@ -23,12 +23,16 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs
 
 @dataclass(frozen=True, slots=True)
 class Encoding:
+    """A file's byte-order mark and codec, kept as found when it is rewritten."""
+
     bom: bytes
     codec: str
 
 
 @dataclass(frozen=True, slots=True)
 class Rewritten:
+    """A file's new bytes and which of its fixes they hold."""
+
     data: bytes
     applied: tuple[Fix, ...]
     skipped: tuple[tuple[Fix, str], ...]

@@ -28,6 +28,8 @@ class ChangedSinceApply(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Undone:
+    """The snapshot an undo restored, and where a forced undo kept the bytes it replaced."""
+
     snapshot: str  # the snapshot restored
     kept: str | None = None  # where a forced undo kept the bytes it replaced
 

@@ -47,6 +47,8 @@ _EMPHASIS = lazyre.compile(r"(\*\*|__|`)")
 
 @dataclass
 class Annotations:
+    """The dates and source a line or a heading states about its facts."""
+
     observed_at: str | None = None
     valid_from: str | None = None
     valid_to: str | None = None

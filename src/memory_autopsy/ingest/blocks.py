@@ -34,6 +34,8 @@ _CELL_SEPARATOR = lazyre.compile(r"(?<!\\)\|")
 
 @dataclass(slots=True)
 class Block:
+    """One structural unit of a markdown file: a heading, an item, a row, a sentence or a line."""
+
     kind: str  # heading | break | code | item | row | sentence | line
     text: str
     line: int

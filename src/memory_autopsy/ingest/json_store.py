@@ -26,6 +26,8 @@ OBSERVED_KEYS = (
 
 @dataclass
 class JsonResult:
+    """What reading one JSON or JSONL file found: its drafts and what else it declares or breaks."""
+
     drafts: list[Draft] = field(default_factory=list)
     declarations: list[Declaration] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

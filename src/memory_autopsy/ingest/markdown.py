@@ -53,6 +53,8 @@ _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date
 
 @dataclass
 class _Section:
+    """A heading in force while a markdown file is read: its entity, date and status."""
+
     level: int
     name: str
     entity: str | None
@@ -85,6 +87,8 @@ class _Pending:
 
 @dataclass
 class MarkdownResult:
+    """What reading one markdown file found: its drafts and what else it declares or breaks."""
+
     drafts: list[Draft] = field(default_factory=list)
     declarations: list[Declaration] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -17,6 +17,8 @@ LANGUAGES = ("en", "ja", "zh")
 
 @dataclass(frozen=True, eq=False)
 class Lexicon:
+    """The words and marks that give markdown structure meaning (headings, statuses, columns)."""
+
     section_kinds: Mapping[str, str]  # heading text -> status it gives ("" = neutral kind)
     guideline_sections: frozenset[str]
     status_words: Mapping[str, str]  # word -> status

@@ -24,6 +24,8 @@ IN_EFFECT, NOT_YET_VALID, EXPIRED, UNANCHORED = "in_effect", "not_yet_valid", "e
 
 @dataclass(frozen=True, slots=True)
 class OutOfWindow:
+    """A fact outside the as-of date's window, and why."""
+
     fact: Fact
     reason: str
     boundary: str
@@ -31,6 +33,8 @@ class OutOfWindow:
 
 @dataclass(frozen=True, slots=True)
 class AsOfView:
+    """What was believed on a day: the beliefs in effect, the facts out of their window, the undated."""
+
     day: str
     stores: tuple[str, ...]
     facts_read: int

@@ -48,6 +48,8 @@ class SupersedeEdit:
 
 @dataclass(frozen=True, slots=True)
 class AdmitVerdict:
+    """The gate's answer to a proposed fact: its status and reason, and what it would supersede."""
+
     status: str  # accepted | requires_review | rejected
     reason: str
     conflict_ids: tuple[str, ...] = ()

@@ -35,6 +35,8 @@ WINNER, LOSER, CAPPED, HISTORY = "WINNER", "LOSER", "CAPPED", "HISTORY"
 
 @dataclass(frozen=True, slots=True)
 class Weights:
+    """The reliability weights of cues, source classes and fidelities."""
+
     cues: Mapping[str, float]
     classes: Mapping[str, float]
     fidelity: Mapping[str, float]
@@ -102,6 +104,8 @@ class Judged:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
+    """Every fact's verdict, and how many contested groups were ranked."""
+
     judged: tuple[Judged, ...]
     groups: int
 

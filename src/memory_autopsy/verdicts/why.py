@@ -21,12 +21,16 @@ ORDERED = CONFLICT_RULES  # flagged side is the older one unless the finding is 
 
 @dataclass(frozen=True, slots=True)
 class Link:
+    """Another fact and how it bears on the one explained."""
+
     fact: Fact
     why: str
 
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
+    """Why a fact stands as it does: what corroborates, contradicts or supersedes it."""
+
     fact: Fact
     reliability: float
     same_id: tuple[Fact, ...]
