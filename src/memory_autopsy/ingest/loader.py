@@ -16,7 +16,7 @@ from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, finish, ordered, row_digest
+from memory_autopsy.ingest.records import Draft, finish, ordered, ordered_run, row_digest
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -90,7 +90,7 @@ def load_sources(
     related: set[str] = set()
     paths: list[str] = []
     files: list[MemoryFile] = []
-    origins: list[tuple[JsonResult, int] | None] = []  # with the cache: each item's result and row
+    origins: list[JsonResult] = []  # with the cache: the results whose items `items` holds, in order
     for source in sources:
         paths.append(source.path)
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
@@ -190,19 +190,18 @@ def _json_lines_bytes(source: Source) -> JsonResult:
 
 
 def _parse_cached(
-    source: Source, lexicon: Lexicon | None, cache: ParseCache, origins: list[tuple[JsonResult, int] | None],
+    source: Source, lexicon: Lexicon | None, cache: ParseCache, origins: list[JsonResult],
 ) -> JsonResult:
     """A JSONL store is cached in spans, each the lines parse_json_lines decodes at once (its
     lines are independent records): a line appended to a large store misses one span. Each
-    item's result and row go to `origins` (None for a draft with a label the store settles:
-    its fact depends on the rest of the store), read or parsed alike."""
+    result, read or parsed, goes to `origins` in the order of its items."""
     body = _jsonl_body(source)
     if body is None:  # anything else is cached whole
         result = cache.get(source.path, source.data, kept=True)
         if result is None:
             result = parse_source(source, lexicon)
             cache.defer(source.path, source.data, result)
-        _origins(result, origins)
+        origins.append(result)
         return result
     rows: list[Draft | list[Any]] = []
     merged = JsonResult(rows=rows)
@@ -214,7 +213,7 @@ def _parse_cached(
             result = parse_json_lines(bytes(data).split(b"\n"), source.path, stem, first=start + 1,
                                       strings=cache.strings)
             cache.defer(source.path, data, result, part)
-        _origins(result, origins)
+        origins.append(result)
         merged.drafts += result.drafts
         rows += result.items()
         merged.named += result.named
@@ -225,35 +224,43 @@ def _parse_cached(
     return merged
 
 
-def _origins(result: JsonResult, origins: list[tuple[JsonResult, int] | None]) -> None:
-    origins.extend([None if type(item) is Draft and item.label else (result, row)
-                    for row, item in enumerate(result.items())])
-
-
-def _finish_cached(items: list[Any], origins: list[tuple[JsonResult, int] | None], cache: ParseCache,
+def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCache,
                    vocabulary: Vocabulary, words: Lexicon) -> tuple[list[Any], list[str | None]]:
     """The facts of a run through the cache (each item replaced by its fact in place), and the
-    digest of each fact a row gives (records.row_digest; None for none): read from the entry,
-    or taken now of a parsed file's fact. A parsed file's entry (or span's) is written once its
-    last draft is finished, with its digests and derivations, and each origin is let go once
-    read, so the file's drafts go then, not at the run's end (a 1M-fact store held every draft,
-    derivation and fact at once)."""
+    digest of each fact a row gives (records.row_digest; None for a draft with a label, whose
+    fact depends on the rest of the store): read from the entry, or taken now of a parsed
+    file's fact. `origins` are the results whose items `items` holds, one after the other: a
+    result read whole from an entry (no drafts, a digest for every row) is made in one pass.
+    A parsed file's entry (or span's) is written once its last draft is finished, with its
+    digests and derivations, and each result is let go once read, so the file's drafts go
+    then, not at the run's end (a 1M-fact store held every draft, derivation and fact at once)."""
     last = cache.last_drafts()
     digests: list[str | None] = [None] * len(items)
-    for i, item in enumerate(items):
-        drafted = not isinstance(item, list)
-        fact = items[i] = finish(item, vocabulary, i, True, words) if drafted else ordered(item, i)
-        origin, origins[i] = origins[i], None
-        if origin is not None:
-            result, row = origin
-            if result.digests is None:
-                result.digests = [None] * len(result.items())
-            digest = result.digests[row]
-            if digest is None:
-                digest = result.digests[row] = row_digest(fact)
-            digests[i] = digest
-        if drafted and id(item) in last:
-            cache.write_deferred(last[id(item)])
+    start = 0
+    origins.reverse()
+    while origins:
+        result = origins.pop()
+        end = start + len(result.items())
+        kept = result.digests
+        if not result.drafts and kept is not None and all(kept):  # a digest is never empty
+            items[start:end] = ordered_run(items[start:end], start)
+            digests[start:end] = kept
+            start = end
+            continue
+        if kept is None:
+            kept = result.digests = [None] * (end - start)
+        for i in range(start, end):
+            item = items[i]
+            drafted = not isinstance(item, list)
+            fact = items[i] = finish(item, vocabulary, i, True, words) if drafted else ordered(item, i)
+            if not (drafted and item.label):
+                digest = kept[i - start]
+                if digest is None:
+                    digest = kept[i - start] = row_digest(fact)
+                digests[i] = digest
+            if drafted and id(item) in last:
+                cache.write_deferred(last[id(item)])
+        start = end
     return items, digests
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from itertools import count, repeat
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -191,6 +193,15 @@ def ordered(values: list[Any], order: int) -> Fact:
         return _new_tuple(Fact, values)
     named: dict[str, Any] = dict(zip(_FACT_FIELDS, values))
     return Fact(**named)
+
+
+def ordered_run(values: list[list[Any]], first: int) -> Iterator[Fact]:
+    """`ordered` of each values list, the first placed at order `first`, in C: a warm store's
+    facts are made a span of cached rows at a time (a Python call each was 40 ms at 100k)."""
+    if not _POSITIONAL:
+        return map(ordered, values, count(first))
+    deque(map(list.__setitem__, values, repeat(_ORDER_AT), count(first)), maxlen=0)
+    return map(_new_tuple, repeat(Fact), values)
 
 
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
