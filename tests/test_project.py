@@ -52,8 +52,8 @@ def test_cli_import_stays_light() -> None:
 
 
 def test_every_dataclass_has_a_docstring() -> None:
-    """`dataclass` makes a class without one its docstring from `inspect.signature` (0.1-0.7 ms
-    a class, on import: six of them were 4 ms of every hook)."""
+    """`dataclass` makes a class without one its docstring from `inspect.signature` (~0.1 ms
+    a class, on import: the six a hook loaded were 3M of its 320M instructions)."""
     bare = []
     for path in sorted((SRC / "memory_autopsy").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
