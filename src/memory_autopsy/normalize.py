@@ -103,7 +103,7 @@ def short_hash(*parts: str) -> str:
 
 def trigrams(text: str) -> frozenset[str]:
     padded = f"  {text} "
-    return frozenset({padded[i : i + 3] for i in range(len(padded) - 2)})
+    return frozenset(map("".join, zip(padded, padded[1:], padded[2:])))
 
 
 def edit_distance(a: str, b: str, limit: int = 3) -> int:

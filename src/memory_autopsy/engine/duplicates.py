@@ -285,12 +285,15 @@ def _best_match(
     buckets: dict[Key, list[int]], i: int, keys: Sequence[Key],
 ) -> tuple[int, float] | None:
     seen: set[int] = set()
+    gram = None
     for key in keys:
         for j in buckets.get(key, ()):
             if j in seen:
                 continue
             seen.add(j)
-            gram, other = _grams(ctx, facts, cache, i), _grams(ctx, facts, cache, j)
+            if gram is None:
+                gram = _grams(ctx, facts, cache, i)
+            other = _grams(ctx, facts, cache, j)
             score = len(gram & other) / math.sqrt(len(gram) * len(other))
             if score >= THRESHOLD and _same_claim_kind(ctx, facts[i], facts[j]):
                 return j, score
