@@ -202,9 +202,9 @@ def _encoded(finding: Finding) -> list[Any]:
 
 
 def _decoded(rows: Any) -> list[Finding] | None:
-    """The findings an entry kept, or None for rows of another shape (a miss). Each row's types
-    are checked in comparisons, not generators, and its finding made as a tuple is: a warm run
-    reads back every entity it did not judge."""
+    """The findings an entry kept, or None for rows of another shape (a miss). A row's types are
+    checked with comparisons, not generators, and its finding is made as a tuple directly: a
+    warm run reads back every entity it does not judge."""
     if type(rows) is not list:
         return None
     found = []

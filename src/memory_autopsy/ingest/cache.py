@@ -93,7 +93,7 @@ class ParseCache:
         self.bytes_written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]] | None] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
-        self.strings: dict[str, str] = {}  # one copy of each name, date, source and kind the entries hold
+        self.strings: dict[str, str] = {}  # one copy of each name, date, source and kind read this run
 
     def key(self, path: str, data: bytes | memoryview, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
@@ -475,8 +475,8 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
         if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another shape")
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
-        row[_ENTITY], row[_SHAPE], row[_KIND] = share(row[_ENTITY], row[_ENTITY]), share(row[_SHAPE], row[_SHAPE]), \
-            share(row[_KIND], row[_KIND])
+        entity, shape, kind = row[_ENTITY], row[_SHAPE], row[_KIND]
+        row[_ENTITY], row[_SHAPE], row[_KIND] = share(entity, entity), share(shape, shape), share(kind, kind)
         if row[_OBSERVED] is not None:
             row[_OBSERVED] = share(row[_OBSERVED], row[_OBSERVED])
         if row[_SOURCE] is not None:
