@@ -22,7 +22,10 @@ _BASE = 1_000_003
 _NUMBER_WORD = lazyre.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
 SHORT_KEY = 24  # words: up to here a key hashes its tuple
 
-Key = tuple[int, int]  # (word count, hash of the words)
+# A hash of a claim's words (or of its words less one), its word count in it: a tuple's hash
+# counts its length, a polynomial key carries it above its 61 bits. An int, not a (count, hash)
+# pair: a hot entity's claims make ten keys each, each looked up and filed in a dictionary.
+Key = int
 
 
 def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
@@ -249,8 +252,8 @@ def deletion_keys(words: Sequence[str]) -> list[Key]:
     n = len(words)
     if n - 1 <= SHORT_KEY:
         whole = tuple(words)
-        first = (n, hash(whole)) if n <= SHORT_KEY else _polynomial_keys(words)[0]
-        return [first] + [(n - 1, hash(whole[:k] + whole[k + 1 :])) for k in range(n)]
+        first = hash(whole) if n <= SHORT_KEY else _polynomial_keys(words)[0]
+        return [first] + [hash(whole[:k] + whole[k + 1 :]) for k in range(n)]
     return _polynomial_keys(words)
 
 
@@ -263,9 +266,9 @@ def _polynomial_keys(words: Sequence[str]) -> list[Key]:
     deletions: list[Key] = []
     suffix, power = 0, 1  # the hash of codes[k + 1 :] and _BASE ** its length
     for k in range(n - 1, -1, -1):
-        deletions.append((n - 1, (prefix[k] * power + suffix) % _MOD))
+        deletions.append((n - 1) << 61 | (prefix[k] * power + suffix) % _MOD)
         suffix, power = (codes[k] * power + suffix) % _MOD, power * _BASE % _MOD
-    return [(n, prefix[n])] + deletions[::-1]
+    return [n << 61 | prefix[n]] + deletions[::-1]
 
 
 @lru_cache(maxsize=65536)
