@@ -85,15 +85,16 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
 
 
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
-    """Block by word-deletion keys (claims one word apart), then let trigram cosine decide."""
-    buckets: dict[Key, list[int]] = {}
-    grams: dict[int, frozenset[str]] = {}
+    """Block by word-deletion keys (claims one word apart), then let trigram cosine decide.
+    A key holds its first claim as an int, a list from its second: most keys of a hot entity
+    hold one claim, and a list each was most of the layer's memory."""
+    buckets: dict[Key, int | list[int]] = {}
     for i, fact in enumerate(facts):
         words = ctx.norm_body(fact).split()
         if len(words) < 2:
             continue
         keys = deletion_keys(words)
-        match = _best_match(ctx, facts, grams, buckets, i, keys)
+        match = _best_match(ctx, facts, buckets, i, keys)
         if match is not None:
             j, score = match
             other = facts[j]
@@ -104,8 +105,12 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
                 related=[other], confidence=score,
             )
         for key in keys:
-            bucket = buckets.setdefault(key, [])
-            if len(bucket) < BUCKET_LIMIT:
+            bucket = buckets.get(key)
+            if bucket is None:
+                buckets[key] = i
+            elif isinstance(bucket, int):
+                buckets[key] = [bucket, i]
+            elif len(bucket) < BUCKET_LIMIT:
                 bucket.append(i)
 
 
@@ -276,27 +281,25 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in text.split() if w not in STOPWORDS and w not in _AUXILIARY)
 
 
-def _grams(ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]], i: int) -> frozenset[str]:
-    gram = cache.get(i)
-    if gram is None:
-        gram = cache[i] = trigrams(ctx.norm_body(facts[i]))
-    return gram
-
-
 def _best_match(
-    ctx: Context, facts: Sequence[Fact], cache: dict[int, frozenset[str]],
-    buckets: dict[Key, list[int]], i: int, keys: Sequence[Key],
+    ctx: Context, facts: Sequence[Fact], buckets: dict[Key, int | list[int]], i: int, keys: Sequence[Key],
 ) -> tuple[int, float] | None:
+    """The first claim sharing a key whose trigrams are alike. A candidate's trigrams are made
+    again each time it is one, not kept: kept, a hot entity's sets (~5 KB a claim) outweighed
+    the work, and each candidate's set costs what scoring it does."""
     seen: set[int] = set()
     gram = None
     for key in keys:
-        for j in buckets.get(key, ()):
+        bucket = buckets.get(key)
+        if bucket is None:
+            continue
+        for j in (bucket,) if isinstance(bucket, int) else bucket:
             if j in seen:
                 continue
             seen.add(j)
             if gram is None:
-                gram = _grams(ctx, facts, cache, i)
-            other = _grams(ctx, facts, cache, j)
+                gram = trigrams(ctx.norm_body(facts[i]))
+            other = trigrams(ctx.norm_body(facts[j]))
             score = len(gram & other) / math.sqrt(len(gram) * len(other))
             if score >= THRESHOLD and _same_claim_kind(ctx, facts[i], facts[j]):
                 return j, score
