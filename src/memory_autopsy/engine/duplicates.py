@@ -89,12 +89,13 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     A key holds its first claim as an int, a list from its second: most keys of a hot entity
     hold one claim, and a list each was most of the layer's memory."""
     buckets: dict[Key, int | list[int]] = {}
+    grams: dict[int, frozenset[str] | None] = {}
     for i, fact in enumerate(facts):
         words = ctx.norm_body(fact).split()
         if len(words) < 2:
             continue
         keys = deletion_keys(words)
-        match = _best_match(ctx, facts, buckets, i, keys)
+        match = _best_match(ctx, facts, grams, buckets, i, keys)
         if match is not None:
             j, score = match
             other = facts[j]
@@ -281,12 +282,25 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in text.split() if w not in STOPWORDS and w not in _AUXILIARY)
 
 
+def _grams(ctx: Context, facts: Sequence[Fact], kept: dict[int, frozenset[str] | None], j: int) -> frozenset[str]:
+    """A candidate's trigrams, kept from its second time on: a claim first in a full bucket is a
+    candidate for every later claim of its keys, while most are scored once, and a set kept for
+    each (~5 KB a claim) was most of the layer's memory on a hot entity."""
+    gram = kept.get(j)
+    if gram is None:
+        gram = trigrams(ctx.norm_body(facts[j]))
+        if j in kept:
+            kept[j] = gram
+        else:
+            kept[j] = None
+    return gram
+
+
 def _best_match(
-    ctx: Context, facts: Sequence[Fact], buckets: dict[Key, int | list[int]], i: int, keys: Sequence[Key],
+    ctx: Context, facts: Sequence[Fact], grams: dict[int, frozenset[str] | None],
+    buckets: dict[Key, int | list[int]], i: int, keys: Sequence[Key],
 ) -> tuple[int, float] | None:
-    """The first claim sharing a key whose trigrams are alike. A candidate's trigrams are made
-    again each time it is one, not kept: kept, a hot entity's sets (~5 KB a claim) outweighed
-    the work, and each candidate's set costs what scoring it does."""
+    """The first claim sharing a key whose trigrams are alike."""
     seen: set[int] = set()
     gram = None
     for key in keys:
@@ -299,7 +313,7 @@ def _best_match(
             seen.add(j)
             if gram is None:
                 gram = trigrams(ctx.norm_body(facts[i]))
-            other = trigrams(ctx.norm_body(facts[j]))
+            other = _grams(ctx, facts, grams, j)
             score = len(gram & other) / math.sqrt(len(gram) * len(other))
             if score >= THRESHOLD and _same_claim_kind(ctx, facts[i], facts[j]):
                 return j, score
