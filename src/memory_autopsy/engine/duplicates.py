@@ -87,7 +87,7 @@ def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
 def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
     """Block by word-deletion keys (claims one word apart), then let trigram cosine decide.
     A key holds its first claim as an int, a list from its second: most keys of a hot entity
-    hold one claim, and a list each was most of the layer's memory."""
+    hold one claim, and a list each was a quarter of the layer's memory."""
     buckets: dict[Key, int | list[int]] = {}
     grams: dict[int, frozenset[str] | None] = {}
     for i, fact in enumerate(facts):
@@ -285,14 +285,11 @@ def content_words(text: str) -> frozenset[str]:
 def _grams(ctx: Context, facts: Sequence[Fact], kept: dict[int, frozenset[str] | None], j: int) -> frozenset[str]:
     """A candidate's trigrams, kept from its second time on: a claim first in a full bucket is a
     candidate for every later claim of its keys, while most are scored once, and a set kept for
-    each (~5 KB a claim) was most of the layer's memory on a hot entity."""
+    each (~5 KB a claim) was half the layer's memory on a hot entity."""
     gram = kept.get(j)
     if gram is None:
         gram = trigrams(ctx.norm_body(facts[j]))
-        if j in kept:
-            kept[j] = gram
-        else:
-            kept[j] = None
+        kept[j] = gram if j in kept else None  # None: scored once
     return gram
 
 
