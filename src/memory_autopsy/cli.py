@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
 from memory_autopsy import __version__
+
+TYPE_CHECKING = False  # not typing's: the hook's second run imports nothing it need not (replay.py)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import NoReturn
 
 EPILOG = """examples:
   memory-autopsy scan examples/                      lint every memory file under a folder
@@ -46,7 +49,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="FILE", help="report and fail only on findings not in FILE")
     parser.add_argument("--include-baselined", action="store_true", help="also output baselined findings")
     parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
-    parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results (hook, ci: .memory-autopsy-cache/) and embeddings")
+    parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results and the hook's run records (hook, ci: "
+                        ".memory-autopsy-cache/) and embeddings")
     parser.add_argument("--select", action="append", metavar="RULE[,RULE]",
                         help="report only these rules: names, codes or code prefixes (MA2, ALL)")
     parser.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
@@ -66,6 +70,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; given the command about to run, only that command's module is imported."""
+    import argparse
+
     from memory_autopsy.commands import Parser, register_all
 
     parser = Parser(
@@ -107,8 +113,14 @@ def entry() -> NoReturn:
     one by one for memory the system takes back at once (2-3 ms of a hook on a small file,
     about 20 ms of a 100k-fact scan whose records `_run` froze). Everything the run writes
     (reports, the parse cache, fixes, snapshots) is closed or replaced before `main` returns;
-    standard output and error are flushed here. In-process callers use `main`, which returns."""
-    code = main()
+    standard output and error are flushed here. In-process callers use `main`, which returns.
+
+    `hook` first looks for the record of a run with the same inputs (replay.py): found and
+    unchanged, its output is written and the process exits with its code; otherwise the run
+    is recorded for the next one."""
+    code = _replayed(sys.argv[1:]) if sys.argv[1:2] == ["hook"] else None
+    if code is None:
+        code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -120,6 +132,38 @@ def entry() -> NoReturn:
         except (OSError, ValueError):  # a closed or broken stream has nothing left to flush
             pass
     os._exit(code)
+
+
+def _replayed(argv: list[str]) -> int | None:
+    """The hook: the recorded run's exit code once its output is written, when nothing it
+    read differs; else the exit code of a full run that leaves its record. Replaying or
+    recording never fails a run: an error there, and the run is a full one, unrecorded."""
+    from memory_autopsy import replay
+
+    try:
+        found = replay.replay(argv)
+    except Exception:
+        found = None
+    if found is not None:
+        code, out, err = found
+        try:
+            sys.stdout.write(out)
+        except BrokenPipeError:
+            _silence_stdout()
+            return 141
+        sys.stderr.write(err)
+        return code
+    try:
+        recorder = replay.Recorder(argv)
+        recorder.start()
+    except Exception:
+        return main()
+    code = main()
+    try:
+        recorder.save(code)
+    except Exception:
+        recorder.stop()
+    return code
 
 
 def _internal_error(error: BaseException) -> int:

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from memory_autopsy import replay
 from memory_autopsy.errors import UsageError
 
 
@@ -40,6 +41,9 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
 
     def finished() -> str:
         out, err = process.communicate()
+        recorder = replay.recorder()
+        if recorder is not None:  # the hook's record of its run: git's answer is an input
+            recorder.git(args, None if cwd is None else str(cwd), process.returncode == 0, out)
         if process.returncode != 0:
             raise GitError(f"git {' '.join(args)}: {err.strip() or 'failed'}")
         return out

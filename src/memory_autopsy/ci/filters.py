@@ -18,6 +18,7 @@ from typing import NamedTuple
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
 from memory_autopsy.model import Finding, Report
+from memory_autopsy.replay import CACHE_DIR
 from memory_autopsy.settings import Settings
 
 
@@ -99,9 +100,6 @@ def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:
     if not files:
         stderr_warning("no memory files in scope (see `include` in the rule file, or name PATHs)")
     return files
-
-
-CACHE_DIR = ".memory-autopsy-cache"
 
 
 def with_cache(settings: Settings, args: argparse.Namespace, root: Path,

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, TextIO
 from memory_autopsy.commands.common import settings_from_args
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memory_autopsy.commands import LintOptions, Subparsers
+    from memory_autopsy.settings import Settings
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -87,14 +90,16 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     settings = settings_from_args(args)
     root = scope_root(locate(args.config, isolated=args.isolated))
+    _may_replay(args, settings, root)
     listing = None
     if not args.context:
         if not may_hold(args.paths, settings, root):
             return 0  # no file of the commit can be in the scope: nothing to report, nothing read
         listing = start_listing(root)  # git walks the working tree while the engine is imported
     from memory_autopsy.api import lint
-    from memory_autopsy.ci.filters import CACHE_DIR, filter_report, resolve_baseline, tracking, with_cache
+    from memory_autopsy.ci.filters import filter_report, resolve_baseline, tracking, with_cache
     from memory_autopsy.commands.lint import emit, output_format, rule_filter
+    from memory_autopsy.replay import CACHE_DIR
 
     tracked = None if args.no_cache else tracking(root / CACHE_DIR)  # git asks while it lists
     context = context_files(args.context or [], settings, root, listing=listing)
@@ -103,13 +108,34 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     rule_filter(args)  # --select/--ignore are checked before the scope is read
     fmt = output_format(args, "text")
-    report = lint(context, replace(with_cache(settings, args, root, tracked), focus=changed))
+    cached = with_cache(settings, args, root, tracked)
+    if cached.parse_cache is None:
+        _may_replay(args, None, root)  # no cache, or one git tracks: no record either
+    report = lint(context, replace(cached, focus=changed))
     _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
     if code == 1 and fmt == "text" and not args.quiet:
         err.write(ACCEPT_HINT)
     return code
+
+
+def _may_replay(args: argparse.Namespace, settings: Settings | None, root: Path) -> None:
+    """Tell the run's recorder (replay.py), if this process keeps one, whether the next run
+    with the same inputs may replay this one: not with --no-cache, standard input, an output
+    file (a side effect a replay would not make) or the embedding engine (a server's answers
+    are no file it can check)."""
+    from memory_autopsy import replay
+
+    recorder = replay.recorder()
+    if recorder is None:
+        return
+    stdin = "-" in (args.paths or []) or "-" in (args.context or []) or args.stdin_filename
+    if settings is None or args.no_cache or stdin or args.output or settings.engine != "heuristic":
+        recorder.root = None
+        recorder.broken = True
+    else:
+        recorder.root = str(root)
 
 
 ACCEPT_HINT = (

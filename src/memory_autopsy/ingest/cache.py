@@ -37,6 +37,7 @@ from memory_autopsy.ingest.json_store import JsonResult
 from memory_autopsy.ingest.records import DRAFT_FIELDS, Derived, Draft, as_settled, values_of
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
+from memory_autopsy.replay import RUNS
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ def ignore_itself(folder: Path) -> None:
     read nor written by the hook and `ci` (ci.filters.with_cache). Only in a folder that holds
     the cache alone: an API caller's folder of other files is not hidden from git."""
     try:
-        if os.path.exists(folder / ".gitignore") or not set(os.listdir(folder)) <= {FORMAT}:
+        if os.path.exists(folder / ".gitignore") or not set(os.listdir(folder)) <= {FORMAT, RUNS}:
             return
     except FileNotFoundError:  # the first entry creates the folder
         pass

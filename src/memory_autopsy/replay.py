@@ -1,0 +1,510 @@
+"""The hook's second run: a run whose every input is unchanged prints the first run's output.
+
+A commit retried after another hook failed, `pre-commit run --all-files` run twice, a CI job
+run again: the hook is asked the same question about the same files. Its first run (exit 0 or
+1, parse cache on) writes a record to `.memory-autopsy-cache/runs/`: the run's output and exit
+code, and everything that decided them, as the run observed it:
+
+- the key: this record's format, the tool's version, where the package is installed and the
+  size and time of each of its files, the interpreter, the arguments, the working directory,
+  the date (relative dates and `aged` follow it), whether standard output and error are
+  terminals, and the environment variables the hook reads (`NO_COLOR`, `TERM`, `GIT_DIR`,
+  `GIT_WORK_TREE`, `MEMORY_AUTOPSY_*`);
+- every file it opened to read (the memory files, the rule file, the baseline, word lists):
+  its size, times, inode and device, and the bytes of a file up to SMALL (STORED in all). A
+  file changed in the last RACY seconds is matched by its bytes only (one changed twice within
+  the file system's clock tick keeps its times, which git guards against alike for an index
+  entry as new as the index); such a file larger than SMALL, and the run is not recorded. A
+  small file written again with the same bytes (pre-commit stashing and restoring the changes
+  it does not commit) still matches;
+- every path it asked about (`stat`: does a rule file exist here, is this a file, how large):
+  what the answer was, and a regular file's size;
+- every folder it listed (the walk of the scope outside git): the names and which are folders;
+- every git command it ran (the scope's listing, the repository root): its output, or that it
+  failed.
+
+The next run with the same key (the record is named by it) checks all of that again and, when
+nothing differs, writes the recorded output and exits with the recorded code, without the
+engine: in a repository it runs the same git commands (a new untracked memory file or a
+change to `.gitignore` shows in their output) and never reads a record git tracks (a record
+committed by a pull request would say what it likes). Anything it cannot check, or any
+difference, and the run is a full one, which writes a new record. A record is marshalled
+Python values (a local cache of this interpreter, like `__pycache__`); an unreadable one is a
+miss, and is rewritten. The folder keeps the KEEP newest.
+
+What is recorded is collected where the run does it: an audit hook (`sys.addaudithook`) sees
+every `open`, `os.scandir` and `os.listdir` and every process started, and `os.stat` /
+`os.lstat` are wrapped for the run; the git helper hands over each command's output. Only the
+process entry records (`cli.entry`, for `hook`): an in-process `main()` never does. A run
+that started a process other than the git commands it reported, that saw an input change
+while it ran, or that read standard input, is not recorded.
+
+This module is imported before anything else on the hook's path: it uses os, sys, marshal,
+stat, time and zlib only.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import sys
+import time
+import zlib
+
+from memory_autopsy import __version__
+
+TYPE_CHECKING = False  # not typing's (4 ms with `re`): this module is the hook's whole second run
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+CACHE_DIR = ".memory-autopsy-cache"
+RUNS = "runs"
+FORMAT = 1
+KEEP = 16
+RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
+SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
+STORED = 1 << 20  # bytes: at most this much of them in one record
+OUTPUT = 1 << 22  # characters: a run that printed more is not recorded
+ENVIRONMENT = ("NO_COLOR", "TERM", "GIT_DIR", "GIT_WORK_TREE")
+PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+_stat = os.stat
+_lstat = os.lstat
+
+
+# -- what the run saw, and what it sees again ------------------------------------------------
+
+
+def _kind(path: str, follow: bool) -> tuple[str, int]:
+    """What `stat` answers about a path: (f)ile with its size, (d)irectory, (l)ink, (o)ther,
+    (-) missing, or (e)rror with its errno."""
+    try:
+        st = _stat(path) if follow else _lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "-", 0
+    except OSError as error:
+        return "e", error.errno or 0
+    except ValueError:  # a NUL in the path
+        return "e", -1
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return "f", st.st_size
+    return ("d" if stat.S_ISDIR(mode) else "l" if stat.S_ISLNK(mode) else "o"), 0
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def _file(path: str, now: float, budget: int) -> tuple[Any, ...] | None:
+    """A file the run opened to read: (identity, its bytes or None, whether the identity can be
+    trusted), or (None, kind, False) for what is not a regular file; None when it cannot be
+    recorded (changed in the last RACY seconds and larger than SMALL or than `budget`).
+    A small file keeps its bytes even when its identity can be trusted: a file written again
+    with the same bytes (pre-commit stashing and restoring the unstaged changes) matches."""
+    try:
+        st = _stat(path)
+    except OSError:
+        return (None, _kind(path, True), False)
+    if not stat.S_ISREG(st.st_mode):
+        return (None, _kind(path, True), False)
+    trusted = st.st_ctime_ns / 1e9 < now - RACY and st.st_mtime_ns / 1e9 < now - RACY
+    if st.st_size > min(SMALL, budget):
+        return (_identity(st), None, True) if trusted else None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(SMALL + 1)
+    except OSError:
+        return None
+    return (_identity(st), data, trusted)
+
+
+def _same_file(path: str, seen: tuple[Any, ...]) -> bool:
+    identity, data, trusted = seen
+    if identity is None:
+        return bool(_kind(path, True) == data)
+    try:
+        st = _stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    if trusted and _identity(st) == identity:
+        return True
+    if data is None or st.st_size != len(data):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return bool(handle.read(SMALL + 1) == data)
+    except OSError:
+        return False
+
+
+def _listing(folder: str) -> tuple[str, ...] | None:
+    """A folder's names, a folder's with a trailing slash (the cache folder left out: the scope
+    never enters it); None when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return tuple(sorted(e.name + "/" if e.is_dir() else e.name
+                                for e in entries if e.name != CACHE_DIR))
+    except OSError:
+        return None
+
+
+_packages: dict[str, tuple[tuple[str, int, int], ...]] = {}
+
+
+def _package(folder: str = PACKAGE) -> tuple[tuple[str, int, int], ...]:
+    """The installed package as the size and time of each of its files (bytecode left out),
+    looked at once per process (the second run's miss, then the recorder)."""
+    if folder not in _packages:
+        _packages[folder] = _package_files(folder)
+    return _packages[folder]
+
+
+def _package_files(folder: str) -> tuple[tuple[str, int, int], ...]:
+    found: list[tuple[str, int, int]] = []
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir():
+                        if entry.name != "__pycache__":
+                            pending.append(entry.path)
+                    else:
+                        st = entry.stat()
+                        found.append((entry.path[len(folder):], st.st_size, st.st_mtime_ns))
+        except OSError:
+            found.append((here[len(folder):], -1, -1))
+    return tuple(sorted(found))
+
+
+def run_key(argv: list[str], cwd: str, today: str | None = None) -> tuple[Any, ...]:
+    environment = tuple(sorted((name, value) for name, value in os.environ.items()
+                               if name in ENVIRONMENT or name.startswith("MEMORY_AUTOPSY")))
+    return (FORMAT, __version__, sys.version, sys.executable, PACKAGE, tuple(argv), cwd,
+            today or time.strftime("%Y-%m-%d"), _tty(1), _tty(2), environment, _package())
+
+
+def _tty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def record_path(cwd: str, key: tuple[Any, ...]) -> str:
+    name = f"{zlib.crc32(repr(key).encode('utf-8', 'surrogatepass')):08x}-{len(repr(key)):x}"
+    return os.path.join(cwd, CACHE_DIR, RUNS, name)
+
+
+# -- the second run ---------------------------------------------------------------------------
+
+
+def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | None:
+    """(exit code, stdout, stderr) of the recorded run with this key when none of its inputs
+    differs now; None otherwise (the run goes on as a full one)."""
+    if "--no-cache" in argv or "-" in argv:
+        return None
+    cwd = os.getcwd()
+    key = run_key(argv, cwd, today)
+    path = record_path(cwd, key)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    tracked = _tracked(cwd)
+    if tracked is None or tracked():
+        return None  # git could not say, or the cache is committed: never read
+    try:
+        record = marshal.loads(data)
+        if not (isinstance(record, tuple) and len(record) == 9 and record[0] == FORMAT and record[1] == key):
+            return None
+        _, _, files, kinds, listings, commands, out, err, code = record
+        if not (_all_same(files, kinds, listings) and _same_git(commands)):
+            return None
+        if isinstance(out, str) and isinstance(err, str) and code in (0, 1):
+            return code, out, err
+    except Exception:  # a record from another interpreter, cut short or damaged: a miss
+        return None
+    return None
+
+
+def _all_same(files: Any, kinds: Any, listings: Any) -> bool:
+    return (all(_same_file(p, seen) for p, seen in files)
+            and all(_kind(p, follow) == seen for (p, follow), seen in kinds)
+            and all(_listing(p) == seen for p, seen in listings))
+
+
+def _in_work_tree(cwd: str) -> bool:
+    """As `ci.changed.in_work_tree`: a `.git` here or above, or GIT_DIR / GIT_WORK_TREE set."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return True
+    here = os.path.realpath(cwd)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
+
+
+def _tracked(cwd: str) -> Callable[[], bool] | None:
+    """Whether git tracks a file of the cache folder, answered when called (the record is read
+    meanwhile); never outside a repository. None when git cannot be asked."""
+    if not _in_work_tree(cwd):
+        return lambda: False
+    started = _start(("ls-files", "-z", "--cached", "--", "."), os.path.join(cwd, CACHE_DIR))
+    if started is None:
+        return None
+
+    def answer() -> bool:
+        done = _finish(started)
+        return done is None or done != (True, "")
+
+    return answer
+
+
+def _same_git(commands: Any) -> bool:
+    """Each command run again (together) answers as it did."""
+    started = [(_start(tuple(args), cwd), seen) for args, cwd, seen in commands]
+    answers = [process is not None and _finish(process) == seen for process, seen in started]
+    return all(answers)
+
+
+def _start(args: tuple[str, ...], cwd: str | None) -> Any:
+    import subprocess  # a repository's run only
+
+    try:
+        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)  # as ci.changed.git_started: the same decoding
+    except OSError:
+        return None
+
+
+def _finish(process: Any) -> tuple[bool, str] | None:
+    try:
+        out, _ = process.communicate()
+    except OSError:
+        return None
+    return (True, out) if process.returncode == 0 else (False, "")
+
+
+# -- the first run ----------------------------------------------------------------------------
+
+
+class _Tee:
+    """A text stream that keeps what is written to it."""
+
+    def __init__(self, stream: Any, kept: list[str]) -> None:
+        self._stream = stream
+        self._kept = kept
+
+    def write(self, text: str) -> int:
+        self._kept.append(text)
+        return int(self._stream.write(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class Recorder:
+    """What one hook run reads, asks and prints; `save` writes the record."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.cwd = os.getcwd()
+        self.key = run_key(argv, self.cwd)
+        self.now = time.time()
+        self.files: dict[str, tuple[Any, ...]] = {}
+        self.kinds: dict[tuple[str, bool], tuple[str, int]] = {}
+        self.listings: dict[str, tuple[str, ...] | None] = {}
+        self.commands: list[tuple[tuple[str, ...], str | None, tuple[bool, str]]] = []
+        self.started = 0
+        self.stored = 0  # bytes of small files kept in the record
+        self.root: str | None = None  # set by the hook once it knows the run can be replayed
+        self.broken = False
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self._busy = False
+        # Where the interpreter reads its own modules (and writes their bytecode): not inputs.
+        homes = {PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "pycache_prefix", None)}
+        self._skipped = tuple({os.path.join(f(p), "") for p in homes if p for f in (os.path.abspath, os.path.realpath)})
+
+    def start(self) -> None:
+        """Watch the run: the audit hook, `os.stat` / `os.lstat`, standard output and error."""
+        global _recorder
+        _recorder = self
+        sys.addaudithook(_audit)
+        os.stat = self._stat_of(_stat, True)
+        os.lstat = self._stat_of(_lstat, False)
+        sys.stdout = _Tee(sys.stdout, self.out)
+        sys.stderr = _Tee(sys.stderr, self.err)
+
+    def stop(self) -> None:
+        global _recorder
+        _recorder = None
+        os.stat, os.lstat = _stat, _lstat
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if isinstance(stream, _Tee):
+                setattr(sys, name, stream._stream)
+
+    def _stat_of(self, real: Callable[..., os.stat_result], follow: bool) -> Callable[..., os.stat_result]:
+        def observed(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            if not args and not kwargs.get("dir_fd") and not isinstance(path, int):
+                self._asked(path, follow and kwargs.get("follow_symlinks", True))
+            return real(path, *args, **kwargs)
+
+        return observed
+
+    def _watched(self, path: Any) -> str | None:
+        """The path as the run named it, when it is an input: not a module of the interpreter
+        (most of the events a run sees), not the cache."""
+        if self._busy or self.broken or isinstance(path, int):
+            return None
+        if not isinstance(path, str):
+            try:
+                path = os.fsdecode(path)
+            except (TypeError, ValueError):
+                return None
+        if path.startswith(self._skipped):
+            return None
+        full = os.path.join(self.cwd, path)
+        if full.startswith(self._skipped) or f"/{CACHE_DIR}/" in full.replace(os.sep, "/") + "/":
+            return None
+        return str(path)
+
+    def _asked(self, path: Any, follow: bool) -> None:
+        name = self._watched(path)
+        if name is None or (name, follow) in self.kinds:
+            return
+        self._busy = True
+        try:
+            self.kinds[(name, follow)] = _kind(name, follow)
+        finally:
+            self._busy = False
+
+    def _opened(self, path: Any, mode: Any, flags: Any) -> None:
+        if isinstance(mode, str):
+            writes = any(c in mode for c in "wax+")
+        else:
+            writes = isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        name = self._watched(path)
+        if name is None:
+            return
+        if writes:  # the hook writes nothing but its cache: anything else, and no record
+            self.broken = True
+            return
+        if name in self.files:
+            return
+        self._busy = True
+        try:
+            seen = _file(name, self.now, STORED - self.stored)
+        finally:
+            self._busy = False
+        if seen is None:
+            self.broken = True
+        else:
+            self.files[name] = seen
+            self.stored += len(seen[1]) if isinstance(seen[1], bytes) else 0
+
+    def _listed(self, path: Any) -> None:
+        name = self._watched(path if path is not None else ".")
+        if name is None or name in self.listings:
+            return
+        self._busy = True
+        try:
+            self.listings[name] = _listing(name)
+        finally:
+            self._busy = False
+
+    def git(self, args: tuple[str, ...], cwd: str | None, ok: bool, out: str) -> None:
+        """A git command the run started (the audit hook counts it) and what it answered."""
+        self.commands.append((tuple(args), None if cwd is None else os.fspath(cwd), (ok, out if ok else "")))
+
+    def save(self, code: int) -> bool:
+        """Write the record, when the run can be replayed and nothing it read changed meanwhile."""
+        self.stop()
+        if self.broken or self.root is None or code not in (0, 1) or self.started != len(self.commands):
+            return False
+        out, err = "".join(self.out), "".join(self.err)
+        if len(out) + len(err) > OUTPUT:
+            return False
+        if os.path.realpath(self.cwd) != os.path.realpath(self.root):
+            return False  # the record lives where the next run looks first: the working folder
+        files = tuple(sorted(self.files.items()))
+        kinds = tuple(sorted(self.kinds.items()))
+        listings = tuple(sorted(self.listings.items()))
+        if not _all_same(files, kinds, listings):
+            return False
+        record = (FORMAT, self.key, files, kinds, listings, tuple(self.commands),
+                  out, err, code)
+        return _write(record_path(self.cwd, self.key), marshal.dumps(record))
+
+
+_recorder: Recorder | None = None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    recorder = _recorder
+    if recorder is None:
+        return
+    if event == "open":
+        recorder._opened(*args[:3])
+    elif event in ("os.scandir", "os.listdir"):
+        recorder._listed(args[0] if args else None)
+    elif event == "subprocess.Popen":  # each must be a git command the run reports (Recorder.git)
+        recorder.started += 1
+    elif event in ("os.posix_spawn", "os.spawn", "os.system", "os.exec", "os.fork", "os.forkpty"):
+        recorder.broken = True
+
+
+def recorder() -> Recorder | None:
+    """The run's recorder, when this process records one."""
+    return _recorder
+
+
+def _write(path: str, data: bytes) -> bool:
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        _ignored(os.path.dirname(folder))
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        return False
+    _keep_newest(folder)
+    return True
+
+
+def _ignored(folder: str) -> None:
+    from pathlib import Path
+
+    from memory_autopsy.ingest.cache import ignore_itself
+
+    ignore_itself(Path(folder))
+
+
+def _keep_newest(folder: str) -> None:
+    try:
+        with os.scandir(folder) as entries:
+            found = sorted(((e.stat().st_mtime_ns, e.path) for e in entries if e.is_file()), reverse=True)
+    except OSError:
+        return
+    for _, path in found[KEEP:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

@@ -1,0 +1,200 @@
+"""The hook's second run (replay.py): the same inputs print the recorded output; any change
+to what the run read, asked, listed or heard from git makes it a full run again.
+
+A replayed run is told apart from a full one by tampering with the record: its output is
+replaced by a marker, which only a replay can print."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SRC, Result, git, run_process, write
+from memory_autopsy import replay
+
+CONFLICT = ("- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n"
+            "- billing: uses MySQL 8 for the billing store (2026-03-01)\n")
+MARKER = "REPLAYED\n"
+
+
+def hook(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    return run_process("hook", *args, cwd=cwd, env=env)
+
+
+def records(cwd: Path) -> list[Path]:
+    folder = cwd / replay.CACHE_DIR / replay.RUNS
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def tamper(cwd: Path) -> None:
+    """Every record's output becomes MARKER."""
+    for path in records(cwd):
+        record = list(marshal.loads(path.read_bytes()))
+        record[6] = MARKER
+        path.write_bytes(marshal.dumps(tuple(record)))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """A project folder (the hook's working folder) in a folder of its own."""
+    write(tmp_path / "project" / "memory" / "notes.md", CONFLICT)
+    return tmp_path / "project"
+
+
+def recorded(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """A full run that leaves one record, tampered with."""
+    first = hook(cwd, "memory/notes.md", *args, env=env)
+    assert first.code == 1 and "billing" in first.out, first
+    assert len(records(cwd)) == 1
+    tamper(cwd)
+    return first
+
+
+def test_second_run_prints_the_first_runs_output(store: Path) -> None:
+    first = hook(store, "memory/notes.md")
+    second = hook(store, "memory/notes.md")
+    assert second == first and first.code == 1 and "accept what is intended" in first.err
+    tamper(store)
+    third = hook(store, "memory/notes.md")
+    assert third == Result(1, MARKER, first.err)
+    (store / "memory" / "notes.md").write_text(CONFLICT, encoding="utf-8")  # the same bytes again
+    assert hook(store, "memory/notes.md").out == MARKER
+
+
+def test_no_cache_neither_replays_nor_records(store: Path) -> None:
+    first = recorded(store)
+    assert hook(store, "memory/notes.md", "--no-cache") == first
+    assert len(records(store)) == 1
+
+
+def _edit(cwd: Path) -> None:
+    (cwd / "memory" / "notes.md").write_text(CONFLICT.replace("MySQL 8", "MySQL 9"), encoding="utf-8")
+
+
+def _new_file(cwd: Path) -> None:
+    write(cwd / "memory" / "more.md", "- billing: uses Oracle 19 for the billing store (2026-04-01)\n")
+
+
+def _rule_file(cwd: Path) -> None:
+    write(cwd / "memory-autopsy.toml", '[rules]\ncontradiction = "off"\n')
+
+
+def _rule_file_above(cwd: Path) -> None:  # found by walking up: no listing of the run shows it
+    write(cwd.parent / "memory-autopsy.toml", '[rules]\ncontradiction = "off"\n')
+
+
+def _baseline(cwd: Path) -> None:
+    assert run_process("baseline", cwd=cwd).code == 0
+
+
+def _removed(cwd: Path) -> None:
+    (cwd / "memory" / "notes.md").unlink()
+    write(cwd / "memory" / "notes.md", CONFLICT.replace("billing", "billinh"))
+
+
+@pytest.mark.parametrize("change", [_edit, _new_file, _rule_file, _rule_file_above, _baseline, _removed])
+def test_a_changed_input_is_a_full_run(store: Path, change) -> None:  # type: ignore[no-untyped-def]
+    recorded(store)
+    change(store)
+    fresh = hook(store, "memory/notes.md", "--no-cache")
+    again = hook(store, "memory/notes.md")
+    assert again.out != MARKER and again == fresh
+    assert hook(store, "memory/notes.md") == fresh  # and it is recorded in turn
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"MEMORY_AUTOPSY_TRACEBACK": "1"}])
+def test_the_environment_it_reads_is_part_of_the_key(store: Path, env: dict[str, str]) -> None:
+    recorded(store)
+    assert hook(store, "memory/notes.md", env=env).out != MARKER
+
+
+def test_other_arguments_are_another_record(store: Path) -> None:
+    first = recorded(store)
+    assert hook(store, "memory/notes.md", "--format", "json").out != MARKER
+    assert hook(store, "memory/notes.md", "--quiet").out != MARKER
+    assert len(records(store)) == 3
+    assert hook(store, "memory/notes.md").out == MARKER != first.out
+
+
+def test_a_new_day_is_another_key(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded(store)
+    monkeypatch.chdir(store)
+    monkeypatch.setattr(replay, "_tty", lambda fd: False)  # as the recording process saw them
+    argv = ["hook", "memory/notes.md"]
+    assert replay.replay(argv) is not None and replay.replay(argv)[1] == MARKER  # type: ignore[index]
+    assert replay.replay(argv, today="2099-01-01") is None
+
+
+def test_a_changed_package_is_another_key(store: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    copy = tmp_path_factory.mktemp("install")
+    shutil.copytree(SRC / "memory_autopsy", copy / "memory_autopsy", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(copy)}
+    recorded(store, env=env)
+    assert hook(store, "memory/notes.md", env=env).out == MARKER
+    with open(copy / "memory_autopsy" / "engine" / "run.py", "a", encoding="utf-8") as handle:
+        handle.write("# changed\n")
+    assert hook(store, "memory/notes.md", env=env).out != MARKER
+
+
+def test_runs_that_are_not_recorded(store: Path) -> None:
+    assert hook(store, "memory/notes.md", "--output", "report.txt").code == 1
+    assert hook(store, "-", "--stdin-filename", "memory/notes.md").code in (0, 1)
+    assert records(store) == []
+
+
+def test_a_large_file_changed_just_now_is_not_recorded_then_is(store: Path) -> None:
+    big = "".join(f"- service-{i}: uses runtime {i} for its jobs (2026-01-05)\n" for i in range(1500))
+    write(store / "memory" / "big.md", big)
+    assert len(big) > replay.SMALL
+    hook(store, "memory/notes.md")
+    assert records(store) == []  # changed in the last RACY seconds and too large to keep
+    time.sleep(replay.RACY + 0.1)
+    recorded(store)
+    assert hook(store, "memory/notes.md").out == MARKER
+    (store / "memory" / "big.md").write_text(big.replace("runtime 7 ", "runtime 8 "), encoding="utf-8")
+    assert hook(store, "memory/notes.md").out != MARKER  # same size: its times and inode tell
+
+
+def test_a_damaged_record_is_a_miss_and_is_rewritten(store: Path) -> None:
+    first = recorded(store)
+    (path,) = records(store)
+    path.write_bytes(b"\x00not a record")
+    assert hook(store, "memory/notes.md") == first
+    (path,) = records(store)
+    assert marshal.loads(path.read_bytes())[6] == first.out
+
+
+def test_the_folder_keeps_the_newest(tmp_path: Path) -> None:
+    folder = tmp_path / replay.CACHE_DIR / replay.RUNS
+    for n in range(replay.KEEP + 4):
+        assert replay._write(str(folder / f"{n:02d}"), b"x")
+        os.utime(folder / f"{n:02d}", ns=(n * 10**9, n * 10**9))
+    assert sorted(p.name for p in folder.iterdir()) == [f"{n:02d}" for n in range(4, replay.KEEP + 4)]
+    assert (tmp_path / replay.CACHE_DIR / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+
+
+def test_in_a_repository_git_is_asked_again(store: Path) -> None:
+    git(store, "init", "-q")
+    git(store, "add", "memory")
+    git(store, "commit", "-qm", "memory")
+    recorded(store)
+    assert hook(store, "memory/notes.md").out == MARKER
+    _new_file(store)  # untracked: only git's listing of the scope shows it
+    assert hook(store, "memory/notes.md").out != MARKER
+    tamper(store)
+    assert hook(store, "memory/notes.md").out == MARKER
+    (store / ".gitignore").write_text("memory/more.md\n", encoding="utf-8")
+    assert hook(store, "memory/notes.md").out != MARKER
+
+
+def test_a_record_git_tracks_is_never_read(store: Path) -> None:
+    git(store, "init", "-q")
+    recorded(store, "--context", "memory/notes.md")  # no listing of the scope: only the check
+    assert hook(store, "memory/notes.md", "--context", "memory/notes.md").out == MARKER
+    git(store, "add", "-f", replay.CACHE_DIR)
+    assert hook(store, "memory/notes.md", "--context", "memory/notes.md").out != MARKER
