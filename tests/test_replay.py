@@ -198,3 +198,13 @@ def test_a_record_git_tracks_is_never_read(store: Path) -> None:
     assert hook(store, "memory/notes.md", "--context", "memory/notes.md").out == MARKER
     git(store, "add", "-f", replay.CACHE_DIR)
     assert hook(store, "memory/notes.md", "--context", "memory/notes.md").out != MARKER
+
+
+def test_a_library_changed_in_place_is_another_run(store: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    libraries = tmp_path_factory.mktemp("libraries")  # a module loaded that is not the package's
+    write(libraries / "sitecustomize.py", "LOADED = 1\n")
+    env = {"PYTHONPATH": f"{SRC}{os.pathsep}{libraries}"}
+    recorded(store, env=env)
+    assert hook(store, "memory/notes.md", env=env).out == MARKER
+    write(libraries / "sitecustomize.py", "LOADED = 2\n")
+    assert hook(store, "memory/notes.md", env=env).out != MARKER

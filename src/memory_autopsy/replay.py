@@ -67,7 +67,10 @@ RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
 SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
 STORED = 1 << 20  # bytes: at most this much of them in one record
 OUTPUT = 1 << 22  # characters: a run that printed more is not recorded
-ENVIRONMENT = ("NO_COLOR", "TERM", "GIT_DIR", "GIT_WORK_TREE")
+# What the run reads of the environment (colour, git's folders, the help's width) and what
+# decides how text is decoded and printed.
+ENVIRONMENT = ("NO_COLOR", "TERM", "GIT_DIR", "GIT_WORK_TREE", "COLUMNS", "LANG", "LC_ALL", "LC_CTYPE",
+               "PYTHONIOENCODING", "PYTHONUTF8")
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 _stat = os.stat
@@ -143,12 +146,13 @@ def _same_file(path: str, seen: tuple[Any, ...]) -> bool:
 
 
 def _listing(folder: str) -> tuple[str, ...] | None:
-    """A folder's names, a folder's with a trailing slash (the cache folder left out: the scope
-    never enters it); None when it cannot be listed."""
+    """A folder's names, a folder's with a trailing slash (in the working folder, the cache
+    folder left out: the run writes there); None when it cannot be listed."""
+    own = os.path.realpath(folder) == os.path.realpath(".")
     try:
         with os.scandir(folder) as entries:
             return tuple(sorted(e.name + "/" if e.is_dir() else e.name
-                                for e in entries if e.name != CACHE_DIR))
+                                for e in entries if not (own and e.name == CACHE_DIR)))
     except OSError:
         return None
 
@@ -339,6 +343,7 @@ class Recorder:
         # Where the interpreter reads its own modules (and writes their bytecode): not inputs.
         homes = {PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "pycache_prefix", None)}
         self._skipped = tuple({os.path.join(f(p), "") for p in homes if p for f in (os.path.abspath, os.path.realpath)})
+        self._cache = tuple({os.path.join(f(self.cwd), CACHE_DIR, "") for f in (os.path.abspath, os.path.realpath)})
 
     def start(self) -> None:
         """Watch the run: the audit hook, `os.stat` / `os.lstat`, standard output and error."""
@@ -380,7 +385,7 @@ class Recorder:
         if path.startswith(self._skipped):
             return None
         full = os.path.join(self.cwd, path)
-        if full.startswith(self._skipped) or f"/{CACHE_DIR}/" in full.replace(os.sep, "/") + "/":
+        if full.startswith(self._skipped) or os.path.join(full, "").startswith(self._cache):
             return None
         return str(path)
 
@@ -442,7 +447,7 @@ class Recorder:
             return False
         if os.path.realpath(self.cwd) != os.path.realpath(self.root):
             return False  # the record lives where the next run looks first: the working folder
-        files = tuple(sorted(self.files.items()))
+        files = tuple(sorted({**self.files, **_libraries()}.items()))
         kinds = tuple(sorted(self.kinds.items()))
         listings = tuple(sorted(self.listings.items()))
         if not _all_same(files, kinds, listings):
@@ -450,6 +455,23 @@ class Recorder:
         record = (FORMAT, self.key, files, kinds, listings, tuple(self.commands),
                   out, err, code)
         return _write(record_path(self.cwd, self.key), marshal.dumps(record))
+
+
+def _libraries() -> dict[str, tuple[Any, ...]]:
+    """The modules the run loaded that are neither the standard library's nor the package's
+    (PyYAML, tomli): an upgrade in place changes their files, and so the record's inputs."""
+    found: dict[str, tuple[Any, ...]] = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        top = name.partition(".")[0]
+        if not isinstance(path, str) or top == __name__.partition(".")[0] or top in sys.stdlib_module_names:
+            continue
+        try:
+            st = _stat(path)
+        except OSError:
+            continue
+        found[path] = (_identity(st), None, True)
+    return found
 
 
 _recorder: Recorder | None = None
