@@ -208,3 +208,27 @@ def test_a_library_changed_in_place_is_another_run(store: Path, tmp_path_factory
     assert hook(store, "memory/notes.md", env=env).out == MARKER
     write(libraries / "sitecustomize.py", "LOADED = 2\n")
     assert hook(store, "memory/notes.md", env=env).out != MARKER
+
+
+def test_each_state_of_the_inputs_keeps_its_record(store: Path) -> None:
+    recorded(store)
+    _edit(store)
+    edited = hook(store, "memory/notes.md")
+    assert edited.out != MARKER and len(records(store)) == 2
+    (store / "memory" / "notes.md").write_text(CONFLICT, encoding="utf-8")  # back to the first state
+    assert hook(store, "memory/notes.md").out == MARKER
+    _edit(store)
+    assert hook(store, "memory/notes.md") == edited
+
+
+def test_a_record_that_serves_is_kept_among_the_newest(store: Path) -> None:
+    recorded(store)
+    (path,) = records(store)
+    os.utime(path, (time.time() - 100, time.time() - 100))
+    for n in range(replay.KEEP - 1):
+        other = path.parent / f"other-{n}"
+        other.write_bytes(b"x")
+        os.utime(other, (time.time() - 50, time.time() - 50))
+    assert hook(store, "memory/notes.md").out == MARKER
+    assert replay._write(str(path.parent / "newest"), b"x")  # the folder is pruned to KEEP
+    assert path.exists() and len(records(store)) == replay.KEEP

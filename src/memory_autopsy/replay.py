@@ -23,14 +23,15 @@ code, and everything that decided them, as the run observed it:
 - every git command it ran (the scope's listing, the repository root): its output, or that it
   failed.
 
-The next run with the same key (the record is named by it) checks all of that again and, when
-nothing differs, writes the recorded output and exits with the recorded code, without the
-engine: in a repository it runs the same git commands (a new untracked memory file or a
+The next run with the same key (a record is named by its key and by its inputs' state, so a
+branch checked out again finds its own; the CANDIDATES newest with the key are tried) checks
+all of that again and, when nothing differs, writes the recorded output and exits with the
+recorded code, without the engine: in a repository it runs the same git commands (a new untracked memory file or a
 change to `.gitignore` shows in their output) and never reads a record git tracks (a record
 committed by a pull request would say what it likes). Anything it cannot check, or any
 difference, and the run is a full one, which writes a new record. A record is marshalled
 Python values (a local cache of this interpreter, like `__pycache__`); an unreadable one is a
-miss, and is rewritten. The folder keeps the KEEP newest.
+miss, and is rewritten. The folder keeps the KEEP newest (a record that serves is touched).
 
 What is recorded is collected where the run does it: an audit hook (`sys.addaudithook`) sees
 every `open`, `os.scandir` and `os.listdir` and every process started, and `os.stat` /
@@ -63,6 +64,7 @@ CACHE_DIR = ".memory-autopsy-cache"
 RUNS = "runs"
 FORMAT = 1
 KEEP = 16
+CANDIDATES = 4  # records of one key tried, newest first
 RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
 SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
 STORED = 1 << 20  # bytes: at most this much of them in one record
@@ -201,36 +203,60 @@ def _tty(fd: int) -> bool:
         return False
 
 
-def record_path(cwd: str, key: tuple[Any, ...]) -> str:
-    name = f"{zlib.crc32(repr(key).encode('utf-8', 'surrogatepass')):08x}-{len(repr(key)):x}"
-    return os.path.join(cwd, CACHE_DIR, RUNS, name)
+def _digest(value: Any) -> str:
+    text = repr(value)
+    return f"{zlib.crc32(text.encode('utf-8', 'surrogatepass')):08x}{len(text) & 0xFFFF:04x}"
+
+
+def record_prefix(cwd: str, key: tuple[Any, ...]) -> tuple[str, str]:
+    """The runs folder and the name its records with this key begin with (one per state of the
+    inputs seen: a branch checked out again finds its own)."""
+    return os.path.join(cwd, CACHE_DIR, RUNS), _digest(key) + "-"
 
 
 # -- the second run ---------------------------------------------------------------------------
 
 
 def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | None:
-    """(exit code, stdout, stderr) of the recorded run with this key when none of its inputs
-    differs now; None otherwise (the run goes on as a full one)."""
+    """(exit code, stdout, stderr) of a recorded run with this key (the newest CANDIDATES are
+    tried) none of whose inputs differs now; None otherwise (the run goes on as a full one)."""
     if "--no-cache" in argv or "-" in argv:
         return None
     cwd = os.getcwd()
     key = run_key(argv, cwd, today)
-    path = record_path(cwd, key)
+    folder, prefix = record_prefix(cwd, key)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        with os.scandir(folder) as entries:
+            found = sorted(((e.stat().st_mtime_ns, e.path) for e in entries if e.name.startswith(prefix)),
+                           reverse=True)
     except OSError:
+        return None
+    if not found:
         return None
     tracked = _tracked(cwd)
     if tracked is None or tracked():
         return None  # git could not say, or the cache is committed: never read
+    answers: dict[tuple[Any, ...], tuple[bool, str] | None] = {}
+    for _, path in found[:CANDIDATES]:
+        replayed = _replayed(path, key, answers)
+        if replayed is not None:
+            try:
+                os.utime(path)  # kept among the newest while it serves
+            except OSError:
+                pass
+            return replayed
+    return None
+
+
+def _replayed(path: str, key: tuple[Any, ...],
+              answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> tuple[int, str, str] | None:
     try:
-        record = marshal.loads(data)
+        with open(path, "rb") as handle:
+            record = marshal.loads(handle.read())
         if not (isinstance(record, tuple) and len(record) == 9 and record[0] == FORMAT and record[1] == key):
             return None
         _, _, files, kinds, listings, commands, out, err, code = record
-        if not (_all_same(files, kinds, listings) and _same_git(commands)):
+        if not (_all_same(files, kinds, listings) and _same_git(commands, answers)):
             return None
         if isinstance(out, str) and isinstance(err, str) and code in (0, 1):
             return code, out, err
@@ -275,11 +301,13 @@ def _tracked(cwd: str) -> Callable[[], bool] | None:
     return answer
 
 
-def _same_git(commands: Any) -> bool:
-    """Each command run again (together) answers as it did."""
-    started = [(_start(tuple(args), cwd), seen) for args, cwd, seen in commands]
-    answers = [process is not None and _finish(process) == seen for process, seen in started]
-    return all(answers)
+def _same_git(commands: Any, answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> bool:
+    """Each command, run again (together, once per replay), answers as it did."""
+    started = {(tuple(args), cwd): _start(tuple(args), cwd) for args, cwd, _ in commands
+               if (tuple(args), cwd) not in answers}
+    for asked, process in started.items():
+        answers[asked] = None if process is None else _finish(process)
+    return all(answers[(tuple(args), cwd)] == seen for args, cwd, seen in commands)
 
 
 def _start(args: tuple[str, ...], cwd: str | None) -> Any:
@@ -454,7 +482,8 @@ class Recorder:
             return False
         record = (FORMAT, self.key, files, kinds, listings, tuple(self.commands),
                   out, err, code)
-        return _write(record_path(self.cwd, self.key), marshal.dumps(record))
+        folder, prefix = record_prefix(self.cwd, self.key)
+        return _write(os.path.join(folder, prefix + _digest(record[2:6])), marshal.dumps(record))
 
 
 def _libraries() -> dict[str, tuple[Any, ...]]:
