@@ -232,3 +232,47 @@ def test_a_record_that_serves_is_kept_among_the_newest(store: Path) -> None:
     assert hook(store, "memory/notes.md").out == MARKER
     assert replay._write(str(path.parent / "newest"), b"x")  # the folder is pruned to KEEP
     assert path.exists() and len(records(store)) == replay.KEEP
+
+
+def _recording(folder: Path, work) -> replay.Recorder:  # type: ignore[no-untyped-def]
+    """`work()` run under a recorder, as the hook's run would be (the working folder is `folder`)."""
+    recorder = replay.Recorder(["hook", "memory/notes.md"])
+    recorder.start()
+    try:
+        work()
+    finally:
+        recorder.stop()
+    recorder.root = str(folder)
+    return recorder
+
+
+def test_what_a_recorder_sees(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(store)
+
+    def work() -> None:
+        Path("memory/notes.md").read_bytes()
+        os.path.isfile("memory-autopsy.toml")
+        os.listdir("memory")
+
+    recorder = _recording(store, work)
+    assert set(recorder.files) == {"memory/notes.md"} and recorder.files["memory/notes.md"][1] == CONFLICT.encode()
+    assert recorder.kinds[("memory-autopsy.toml", True)] == ("-", 0)
+    assert recorder.listings["memory"] == ("notes.md",)
+    assert recorder.save(1) and len(records(store)) == 1
+
+
+@pytest.mark.parametrize("work", [
+    lambda: Path("elsewhere.txt").write_text("x", encoding="utf-8"),  # a write outside the cache
+    lambda: __import__("subprocess").run(["git", "--version"], capture_output=True),  # not reported
+], ids=["write", "process"])
+def test_a_run_that_cannot_be_replayed_leaves_no_record(store: Path, work, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(store)
+    assert not _recording(store, work).save(0)
+    assert records(store) == []
+
+
+def test_an_input_that_changed_while_the_run_read_it_leaves_no_record(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(store)
+    recorder = _recording(store, lambda: Path("memory/notes.md").read_bytes())
+    Path("memory/notes.md").write_text(CONFLICT.replace("14", "15"), encoding="utf-8")
+    assert not recorder.save(1) and records(store) == []
