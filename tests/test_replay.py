@@ -262,7 +262,7 @@ def test_what_a_recorder_sees(store: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.parametrize("work", [
-    lambda: Path("elsewhere.txt").write_text("x", encoding="utf-8"),  # a write outside the cache
+    lambda: Path("memory/notes.md").write_text(CONFLICT, encoding="utf-8"),  # a write (the same bytes)
     lambda: __import__("subprocess").run(["git", "--version"], capture_output=True),  # not reported
 ], ids=["write", "process"])
 def test_a_run_that_cannot_be_replayed_leaves_no_record(store: Path, work, monkeypatch) -> None:  # type: ignore[no-untyped-def]
