@@ -142,6 +142,9 @@ def _replayed(argv: list[str]) -> int | None:
 
     try:
         found = replay.replay(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("memory-autopsy: interrupted\n")
+        return 130
     except Exception:
         found = None
     if found is not None:

@@ -233,12 +233,11 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
         return None
     if not found:
         return None
-    tracked = _tracked(cwd)
-    if tracked is None or tracked():
-        return None  # git could not say, or the cache is committed: never read
+    if _tracked(cwd) is not False:
+        return None  # the cache is committed, or git could not say: no record is read
     answers: dict[tuple[Any, ...], tuple[bool, str] | None] = {}
     for _, path in found[:CANDIDATES]:
-        replayed = _replayed(path, key, answers)
+        replayed = _from_record(path, key, answers)
         if replayed is not None:
             try:
                 os.utime(path)  # kept among the newest while it serves
@@ -248,7 +247,7 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
     return None
 
 
-def _replayed(path: str, key: tuple[Any, ...],
+def _from_record(path: str, key: tuple[Any, ...],
               answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> tuple[int, str, str] | None:
     try:
         with open(path, "rb") as handle:
@@ -277,7 +276,7 @@ def _in_work_tree(cwd: str) -> bool:
         return True
     here = os.path.realpath(cwd)
     while True:
-        if os.path.lexists(os.path.join(here, ".git")):
+        if os.path.exists(os.path.join(here, ".git")):
             return True
         parent = os.path.dirname(here)
         if parent == here:
@@ -285,20 +284,14 @@ def _in_work_tree(cwd: str) -> bool:
         here = parent
 
 
-def _tracked(cwd: str) -> Callable[[], bool] | None:
-    """Whether git tracks a file of the cache folder, answered when called (the record is read
-    meanwhile); never outside a repository. None when git cannot be asked."""
+def _tracked(cwd: str) -> bool | None:
+    """Whether git tracks a file of the cache folder (never outside a repository); None when
+    git cannot say."""
     if not _in_work_tree(cwd):
-        return lambda: False
+        return False
     started = _start(("ls-files", "-z", "--cached", "--", "."), os.path.join(cwd, CACHE_DIR))
-    if started is None:
-        return None
-
-    def answer() -> bool:
-        done = _finish(started)
-        return done is None or done != (True, "")
-
-    return answer
+    done = None if started is None else _finish(started)
+    return None if done is None or not done[0] else done[1] != ""
 
 
 def _same_git(commands: Any, answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> bool:
