@@ -276,3 +276,16 @@ def test_an_input_that_changed_while_the_run_read_it_leaves_no_record(store: Pat
     recorder = _recording(store, lambda: Path("memory/notes.md").read_bytes())
     Path("memory/notes.md").write_text(CONFLICT.replace("14", "15"), encoding="utf-8")
     assert not recorder.save(1) and records(store) == []
+
+
+def test_a_large_repository_listing_is_kept_as_its_digest(store: Path) -> None:
+    for n in range(300):  # git's listing of the scope, longer than a record keeps whole
+        write(store / "src" / f"module_{n:03d}_with_a_name_long_enough.py", "")
+    git(store, "init", "-q")
+    recorded(store)
+    (path,) = records(store)
+    answers = [seen for _, _, seen in marshal.loads(path.read_bytes())[5]]
+    assert any(len(seen) == 3 and seen[1] > replay.SMALL_ANSWER for seen in answers), answers
+    assert hook(store, "memory/notes.md").out == MARKER
+    write(store / "src" / "module_999.py", "")  # listed by git: not memory, but the listing differs
+    assert hook(store, "memory/notes.md").out != MARKER

@@ -20,8 +20,8 @@ code, and everything that decided them, as the run observed it:
 - every path it asked about (`stat`: does a rule file exist here, is this a file, how large):
   what the answer was, and a regular file's size;
 - every folder it listed (the walk of the scope outside git): the names and which are folders;
-- every git command it ran (the scope's listing, the repository root): its output, or that it
-  failed.
+- every git command it ran (the scope's listing, the repository root): its output (a long one
+  as its SHA-256), or that it failed.
 
 The next run with the same key (a record is named by its key and by its inputs' state, so a
 branch checked out again finds its own; the CANDIDATES newest with the key are tried) checks
@@ -69,6 +69,7 @@ RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
 SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
 STORED = 1 << 20  # bytes: at most this much of them in one record
 OUTPUT = 1 << 22  # characters: a run that printed more is not recorded
+SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as its digest
 # What the run reads of the environment (colour, git's folders, the help's width) and what
 # decides how text is decoded and printed.
 ENVIRONMENT = ("NO_COLOR", "TERM", "GIT_DIR", "GIT_WORK_TREE", "COLUMNS", "LANG", "LC_ALL", "LC_CTYPE",
@@ -235,7 +236,7 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
         return None
     if _tracked(cwd) is not False:
         return None  # the cache is committed, or git could not say: no record is read
-    answers: dict[tuple[Any, ...], tuple[bool, str] | None] = {}
+    answers: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
     for _, path in found[:CANDIDATES]:
         replayed = _from_record(path, key, answers)
         if replayed is not None:
@@ -248,7 +249,7 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
 
 
 def _from_record(path: str, key: tuple[Any, ...],
-              answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> tuple[int, str, str] | None:
+              answers: dict[tuple[Any, ...], tuple[Any, ...] | None]) -> tuple[int, str, str] | None:
     try:
         with open(path, "rb") as handle:
             record = marshal.loads(handle.read())
@@ -291,10 +292,10 @@ def _tracked(cwd: str) -> bool | None:
         return False
     started = _start(("ls-files", "-z", "--cached", "--", "."), os.path.join(cwd, CACHE_DIR))
     done = None if started is None else _finish(started)
-    return None if done is None or not done[0] else done[1] != ""
+    return None if done is None or not done[0] else done != (True, "")
 
 
-def _same_git(commands: Any, answers: dict[tuple[Any, ...], tuple[bool, str] | None]) -> bool:
+def _same_git(commands: Any, answers: dict[tuple[Any, ...], tuple[Any, ...] | None]) -> bool:
     """Each command, run again (together, once per replay), answers as it did."""
     started = {(tuple(args), cwd): _start(tuple(args), cwd) for args, cwd, _ in commands
                if (tuple(args), cwd) not in answers}
@@ -313,12 +314,24 @@ def _start(args: tuple[str, ...], cwd: str | None) -> Any:
         return None
 
 
-def _finish(process: Any) -> tuple[bool, str] | None:
+def _finish(process: Any) -> tuple[Any, ...] | None:
     try:
         out, _ = process.communicate()
     except OSError:
         return None
-    return (True, out) if process.returncode == 0 else (False, "")
+    return answer(process.returncode == 0, out)
+
+
+def answer(ok: bool, out: str) -> tuple[Any, ...]:
+    """A git command's answer as a record keeps it: whether it succeeded and, when it did, its
+    output; a long one (the listing of a large repository) as its length and SHA-256."""
+    if not ok:
+        return (False, "")
+    if len(out) <= SMALL_ANSWER:
+        return (True, out)
+    import hashlib  # a large repository's run only
+
+    return (True, len(out), hashlib.sha256(out.encode("utf-8", "surrogateescape")).hexdigest())
 
 
 # -- the first run ----------------------------------------------------------------------------
@@ -353,7 +366,7 @@ class Recorder:
         self.files: dict[str, tuple[Any, ...]] = {}
         self.kinds: dict[tuple[str, bool], tuple[str, int]] = {}
         self.listings: dict[str, tuple[str, ...] | None] = {}
-        self.commands: list[tuple[tuple[str, ...], str | None, tuple[bool, str]]] = []
+        self.commands: list[tuple[tuple[str, ...], str | None, tuple[Any, ...]]] = []
         self.started = 0
         self.stored = 0  # bytes of small files kept in the record
         self.root: str | None = None  # set by the hook once it knows the run can be replayed
@@ -456,7 +469,7 @@ class Recorder:
 
     def git(self, args: tuple[str, ...], cwd: str | None, ok: bool, out: str) -> None:
         """A git command the run started (the audit hook counts it) and what it answered."""
-        self.commands.append((tuple(args), None if cwd is None else os.fspath(cwd), (ok, out if ok else "")))
+        self.commands.append((tuple(args), None if cwd is None else os.fspath(cwd), answer(ok, out)))
 
     def save(self, code: int) -> bool:
         """Write the record, when the run can be replayed and nothing it read changed meanwhile."""
