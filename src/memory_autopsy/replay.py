@@ -271,8 +271,8 @@ def _all_same(files: Any, kinds: Any, listings: Any) -> bool:
             and all(_listing(p) == seen for p, seen in listings))
 
 
-def _in_work_tree(cwd: str) -> bool:
-    """As `ci.changed.in_work_tree`: a `.git` here or above, or GIT_DIR / GIT_WORK_TREE set."""
+def in_work_tree(cwd: str) -> bool:
+    """A `.git` here or above, or GIT_DIR / GIT_WORK_TREE set (`ci.changed.in_work_tree`)."""
     if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
         return True
     here = os.path.realpath(cwd)
@@ -288,7 +288,7 @@ def _in_work_tree(cwd: str) -> bool:
 def _tracked(cwd: str) -> bool | None:
     """Whether git tracks a file of the cache folder (never outside a repository); None when
     git cannot say."""
-    if not _in_work_tree(cwd):
+    if not in_work_tree(cwd):
         return False
     started = _start(("ls-files", "-z", "--cached", "--", "."), os.path.join(cwd, CACHE_DIR))
     done = None if started is None else _finish(started)

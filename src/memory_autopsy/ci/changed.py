@@ -55,10 +55,7 @@ def in_work_tree(cwd: Path | str | None = None) -> bool:
     """False only where git finds no repository: no `.git` in the folder or above it and no
     GIT_DIR or GIT_WORK_TREE to point elsewhere. A scan of a folder outside git (an agent's
     memory folder in a home directory) then starts no git process only to hear so."""
-    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
-        return True
-    here = Path(cwd or ".").resolve()  # an unreadable folder is no repository, as for git
-    return any(os.path.exists(folder / ".git") for folder in (here, *here.parents))
+    return replay.in_work_tree(os.fspath(cwd or "."))  # the hook's second run asks it too
 
 
 def repo_root(cwd: Path | str | None = None) -> Path | None:
