@@ -8,7 +8,6 @@ one. Colour is an option of the caller (the CLI decides from the TTY and NO_COLO
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -45,15 +44,20 @@ def finding_line(finding: Finding, *, changed: frozenset[str] | None = None, col
 
 def _sides(finding: Finding, changed: frozenset[str] | None) -> tuple[Location, str]:
     """The location the line leads with, and the note naming the sides the message does not."""
-    flagged = Location(finding.path, finding.line, obs=finding.obs)
-    others = list(finding.related)
-    lead = flagged
-    if changed is not None and finding.path not in changed:
-        lead = next((r for r in others if r.path in changed), flagged)
-    if lead is flagged:
-        return lead, _other_sides(others, finding.message, " (other side: ")
-    rest = _other_sides([r for r in others if r is not lead], finding.message, "; other side: ")
-    return lead, f" (flagged side: {_where(flagged)}{rest or ')'}"
+    lead = _lead(finding, changed)
+    if lead is None:
+        return Location(finding.path, finding.line, obs=finding.obs), _other_sides(
+            finding.related, finding.message, " (other side: ")
+    rest = _other_sides([r for r in finding.related if r is not lead], finding.message, "; other side: ")
+    return lead, f" (flagged side: {_where(Location(finding.path, finding.line, obs=finding.obs))}{rest or ')'}"
+
+
+def _lead(finding: Finding, changed: frozenset[str] | None) -> Location | None:
+    """The changed side a line leads with when the flagged side is not changed (None: the
+    flagged side leads)."""
+    if changed is None or finding.path in changed:
+        return None
+    return next((r for r in finding.related if r.path in changed), None)
 
 
 def _other_sides(others: Sequence[Location], message: str, opening: str) -> str:
@@ -68,7 +72,17 @@ def _other_sides(others: Sequence[Location], message: str, opening: str) -> str:
 
 
 def _mentions(message: str, side: Location) -> bool:
-    return re.search(re.escape(f"{side.path}:{side.line}") + r"(?!\d)", message) is not None
+    """Whether the message names `path:line` (and not a longer line number that begins so).
+    Searched for as text: a pattern made per finding was compiled per finding (re's cache
+    holds 512), most of the time of a hook printing 20,000 findings."""
+    needle = f"{side.path}:{side.line}"
+    at = message.find(needle)
+    while at != -1:
+        after = at + len(needle)
+        if after == len(message) or not message[after].isdecimal():  # `\d` is a decimal digit
+            return True
+        at = message.find(needle, at + 1)
+    return False
 
 
 def _where(location: Location) -> str:
@@ -124,8 +138,8 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None, colo
 
 
 def _lead_key(finding: Finding, changed: frozenset[str]) -> tuple[str, int, str]:
-    lead, _ = _sides(finding, changed)
-    return lead.path, lead.line, finding.rule
+    lead = _lead(finding, changed)
+    return (finding.path, finding.line, finding.rule) if lead is None else (lead.path, lead.line, finding.rule)
 
 
 def statistics_table(report: Report) -> list[str]:
