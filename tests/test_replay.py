@@ -7,10 +7,12 @@ replaced by a marker, which only a replay can print."""
 from __future__ import annotations
 
 import marshal
+import random
 import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -289,3 +291,88 @@ def test_a_large_repository_listing_is_kept_as_its_digest(store: Path) -> None:
     assert hook(store, "memory/notes.md").out == MARKER
     write(store / "src" / "module_999.py", "")  # listed by git: not memory, but the listing differs
     assert hook(store, "memory/notes.md").out != MARKER
+
+
+def _parse_cache_stamp(cwd: Path) -> list[int]:
+    """The parse cache's entries' times: a full run touches what it reads, a replay nothing."""
+    folder = cwd / replay.CACHE_DIR / "v1"
+    return sorted(p.stat().st_mtime_ns for p in folder.rglob("*.json")) if folder.is_dir() else []
+
+
+LINES = ["- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n",
+         "- billing: uses MySQL 8 for the billing store (2026-03-01)\n",
+         "- cache-tier: uses redis 7 (2026-02-01)\n",
+         "- cache-tier: uses redis 6 (2026-01-10)\n",
+         "- search: uses Elasticsearch 8 (2026-01-02)\n"]
+
+
+def _mutations(cwd: Path, repository: bool) -> dict[str, Any]:
+    def edit(rng: random.Random) -> None:
+        write(cwd / "memory" / "notes.md", "".join(rng.sample(LINES, rng.randint(1, len(LINES)))))
+
+    def same_bytes(rng: random.Random) -> None:
+        path = cwd / "memory" / "notes.md"
+        path.write_bytes(path.read_bytes())
+
+    def other_file(rng: random.Random) -> None:
+        path = cwd / "memory" / "other.md"
+        if path.exists() and rng.random() < 0.5:
+            path.unlink()
+        else:
+            write(path, rng.choice(LINES))
+
+    def rule_file(rng: random.Random) -> None:
+        path = cwd / "memory-autopsy.toml"
+        if path.exists():
+            path.unlink()
+        else:
+            write(path, f'[rules]\n{rng.choice(["contradiction", "duplicate", "stale"])} = "off"\n')
+
+    def baseline(rng: random.Random) -> None:
+        path = cwd / ".memory-autopsy-baseline.json"
+        if path.exists():
+            path.unlink()
+        else:
+            run_process("baseline", cwd=cwd)
+
+    def unrelated(rng: random.Random) -> None:
+        write(cwd / "README.md", f"# project {rng.random()}\n")
+
+    def rule_file_above(rng: random.Random) -> None:  # found by walking up, outside a repository
+        path = cwd.parent / "memory-autopsy.toml"
+        if path.exists():
+            path.unlink()
+        else:
+            write(path, 'include = ["nowhere/*.md"]\n')  # the scope root moves up, and holds nothing
+
+    found: dict[str, Any] = {"edit": edit, "same bytes": same_bytes, "other file": other_file,
+                             "rule file": rule_file, "rule file above": rule_file_above, "baseline": baseline,
+                             "unrelated": unrelated, "nothing": lambda rng: None}
+    if repository:
+        def commit(rng: random.Random) -> None:
+            git(cwd, "add", "-A")
+            git(cwd, "commit", "-qm", "x", "--allow-empty")
+
+        def ignore(rng: random.Random) -> None:
+            write(cwd / ".gitignore", rng.choice(["", "memory/other.md\n", "*.toml\n"]))
+
+        found.update(commit=commit, ignore=ignore)
+    return found
+
+
+@pytest.mark.parametrize("repository", [False, True], ids=["folder", "repository"])
+def test_a_replay_always_prints_what_a_full_run_prints(store: Path, repository: bool) -> None:
+    if repository:
+        git(store, "init", "-q")
+    mutations = _mutations(store, repository)
+    rng = random.Random(11)
+    replays = 0
+    for step in range(30):
+        name = rng.choice(sorted(mutations))
+        mutations[name](rng)
+        before = _parse_cache_stamp(store)
+        run = hook(store, "memory/notes.md")
+        replayed = before != [] and _parse_cache_stamp(store) == before
+        replays += replayed
+        assert run == hook(store, "memory/notes.md", "--no-cache"), (step, name, replayed)
+    assert replays >= 3
