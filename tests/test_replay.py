@@ -7,8 +7,8 @@ replaced by a marker, which only a replay can print."""
 from __future__ import annotations
 
 import marshal
-import random
 import os
+import random
 import shutil
 import time
 from pathlib import Path
