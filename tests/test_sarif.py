@@ -160,3 +160,24 @@ def test_scan_warns_on_stderr_when_truncated(tmp_path: Path, monkeypatch: pytest
     write(tmp_path / "m.md", PAIR)
     result = run_cli("scan", "m.md", "--format", "sarif", cwd=tmp_path)
     assert "truncated" in result.err and len(json.loads(result.out)["runs"][0]["results"]) == 1
+
+
+def test_the_log_is_the_indented_log_with_a_result_a_line() -> None:
+    """Each result on one line (the C encoder), the rest indented: the same JSON values as
+    `json.dumps(indent=2)` gives, and text no other way."""
+    messages = ["plain", "a \x7f and \x85 and a lone \ud800", "\0results\0", 'quotes " and \\ and \n']
+    findings = tuple(finding("duplicate", "m.md", n, Severity.ERROR) for n in range(1, 4)) + tuple(
+        Finding(rule="near_duplicate", severity=Severity.WARNING, layer="1", path="m.md", line=9, entity="e",
+                fidelity="", message=text, confidence=1.0, fact_ids=(), related=(), fingerprint=text)
+        for text in messages)
+    report = Report("heuristic", (), findings)
+    text = sarif.format_report(report)
+    log = json.loads(text)
+    upload = sarif.Upload(report, None, None)
+    assert log == json.loads(sarif.json_safe(json.dumps(upload.log(upload.findings), indent=2, ensure_ascii=False)))
+    results = log["runs"][0]["results"]
+    assert len(results) == 7 and [r["message"]["text"] for r in results[3:]][2] == "\0results\0"
+    lines = [line for line in text.splitlines() if line.lstrip().startswith('{"ruleId": ')]
+    assert len(lines) == len(results) and text.endswith("}\n") and text.startswith("{\n  ")
+    assert "\x7f" not in text and "\x85" not in text
+    validate(log)
