@@ -11,6 +11,7 @@ import os
 import random
 import shutil
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,17 @@ def records(cwd: Path) -> list[Path]:
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
+def load(path: Path) -> tuple[Any, ...]:
+    record: tuple[Any, ...] = marshal.loads(zlib.decompress(path.read_bytes()))
+    return record
+
+
 def tamper(cwd: Path) -> None:
     """Every record's output becomes MARKER."""
     for path in records(cwd):
-        record = list(marshal.loads(path.read_bytes()))
+        record = list(load(path))
         record[6] = MARKER
-        path.write_bytes(marshal.dumps(tuple(record)))
+        path.write_bytes(zlib.compress(marshal.dumps(tuple(record))))
 
 
 @pytest.fixture
@@ -168,7 +174,7 @@ def test_a_damaged_record_is_a_miss_and_is_rewritten(store: Path) -> None:
     path.write_bytes(b"\x00not a record")
     assert hook(store, "memory/notes.md") == first
     (path,) = records(store)
-    assert marshal.loads(path.read_bytes())[6] == first.out
+    assert load(path)[6] == first.out
 
 
 def test_the_folder_keeps_the_newest(tmp_path: Path) -> None:
@@ -286,7 +292,7 @@ def test_a_large_repository_listing_is_kept_as_its_digest(store: Path) -> None:
     git(store, "init", "-q")
     recorded(store)
     (path,) = records(store)
-    answers = [seen for _, _, seen in marshal.loads(path.read_bytes())[5]]
+    answers = [seen for _, _, seen in load(path)[5]]
     assert any(len(seen) == 3 and seen[1] > replay.SMALL_ANSWER for seen in answers), answers
     assert hook(store, "memory/notes.md").out == MARKER
     write(store / "src" / "module_999.py", "")  # listed by git: not memory, but the listing differs
@@ -376,3 +382,16 @@ def test_a_replay_always_prints_what_a_full_run_prints(store: Path, repository: 
         replays += replayed
         assert run == hook(store, "memory/notes.md", "--no-cache"), (step, name, replayed)
     assert replays >= 3
+
+
+def test_the_folder_keeps_the_newest_within_its_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay, "KEPT_BYTES", 10)
+    folder = tmp_path / replay.CACHE_DIR / replay.RUNS
+    for n in range(4):
+        assert replay._write(str(folder / f"{n}"), b"x" * (12 if n == 3 else 4))
+        os.utime(folder / f"{n}", ns=(n * 10**9, n * 10**9))
+    assert sorted(p.name for p in folder.iterdir()) == ["3"]  # the newest, larger than the bound alone
+    assert replay._write(str(folder / "4"), b"xxxx")
+    os.utime(folder / "4", ns=(9 * 10**9, 9 * 10**9))
+    assert replay._write(str(folder / "5"), b"xxxx")
+    assert sorted(p.name for p in folder.iterdir()) == ["4", "5"]

@@ -30,8 +30,9 @@ recorded code, without the engine: in a repository it runs the same git commands
 change to `.gitignore` shows in their output) and never reads a record git tracks (a record
 committed by a pull request would say what it likes). Anything it cannot check, or any
 difference, and the run is a full one, which writes a new record. A record is marshalled
-Python values (a local cache of this interpreter, like `__pycache__`); an unreadable one is a
-miss, and is rewritten. The folder keeps the KEEP newest (a record that serves is touched).
+Python values (a local cache of this interpreter, like `__pycache__`), compressed; an
+unreadable one is a miss, and is rewritten. The folder keeps the KEEP newest, within
+KEPT_BYTES (a record that serves is touched).
 
 What is recorded is collected where the run does it: an audit hook (`sys.addaudithook`) sees
 every `open`, `os.scandir` and `os.listdir` and every process started, and `os.stat` /
@@ -62,13 +63,14 @@ if TYPE_CHECKING:
 
 CACHE_DIR = ".memory-autopsy-cache"
 RUNS = "runs"
-FORMAT = 1
+FORMAT = 2  # 2: compressed
 KEEP = 16
 CANDIDATES = 4  # records of one key tried, newest first
 RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
 SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
 STORED = 1 << 20  # bytes: at most this much of them in one record
-OUTPUT = 1 << 22  # characters: a run that printed more is not recorded
+OUTPUT = 1 << 25  # characters: a run that printed more is not recorded
+KEPT_BYTES = 1 << 26  # the folder's records (compressed) beyond this go, oldest first
 SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as its digest
 # What the run reads of the environment (colour, git's folders, the help's width) and what
 # decides how text is decoded and printed.
@@ -252,7 +254,7 @@ def _from_record(path: str, key: tuple[Any, ...],
               answers: dict[tuple[Any, ...], tuple[Any, ...] | None]) -> tuple[int, str, str] | None:
     try:
         with open(path, "rb") as handle:
-            record = marshal.loads(handle.read())
+            record = marshal.loads(zlib.decompress(handle.read()))
         if not (isinstance(record, tuple) and len(record) == 9 and record[0] == FORMAT and record[1] == key):
             return None
         _, _, files, kinds, listings, commands, out, err, code = record
@@ -489,7 +491,8 @@ class Recorder:
         record = (FORMAT, self.key, files, kinds, listings, tuple(self.commands),
                   out, err, code)
         folder, prefix = record_prefix(self.cwd, self.key)
-        return _write(os.path.join(folder, prefix + _digest(record[2:6])), marshal.dumps(record))
+        data = zlib.compress(marshal.dumps(record), 1)  # a report compresses ~10:1, at ~200 MB/s
+        return _write(os.path.join(folder, prefix + _digest(record[2:6])), data)
 
 
 def _libraries() -> dict[str, tuple[Any, ...]]:
@@ -555,13 +558,18 @@ def _ignored(folder: str) -> None:
 
 
 def _keep_newest(folder: str) -> None:
+    """The KEEP newest records, and of them only as many as KEPT_BYTES hold."""
     try:
         with os.scandir(folder) as entries:
-            found = sorted(((e.stat().st_mtime_ns, e.path) for e in entries if e.is_file()), reverse=True)
+            found = sorted(((st.st_mtime_ns, st.st_size, e.path) for e in entries if e.is_file()
+                            for st in (e.stat(),)), reverse=True)
     except OSError:
         return
-    for _, path in found[KEEP:]:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    total = 0
+    for n, (_, size, path) in enumerate(found):
+        total += size
+        if n >= KEEP or (n and total > KEPT_BYTES):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
