@@ -395,3 +395,14 @@ def test_the_folder_keeps_the_newest_within_its_bytes(tmp_path: Path, monkeypatc
     os.utime(folder / "4", ns=(9 * 10**9, 9 * 10**9))
     assert replay._write(str(folder / "5"), b"xxxx")
     assert sorted(p.name for p in folder.iterdir()) == ["4", "5"]
+
+
+def test_a_run_that_printed_more_than_a_record_keeps_is_not_held_nor_recorded(
+        store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(store)
+    monkeypatch.setattr(replay, "OUTPUT", 100)
+    recorder = _recording(store, lambda: print("x" * 60, "y" * 60, sep="\n"))
+    assert capsys.readouterr().out == "x" * 60 + "\n" + "y" * 60 + "\n"  # printed all the same
+    assert recorder.out == [] and not recorder.save(0) and records(store) == []
+    small = _recording(store, lambda: print("z" * 60))
+    assert small.out == ["z" * 60, "\n"] and small.save(0) and len(records(store)) == 1

@@ -340,14 +340,20 @@ def answer(ok: bool, out: str) -> tuple[Any, ...]:
 
 
 class _Tee:
-    """A text stream that keeps what is written to it."""
+    """A text stream that keeps what is written to it, up to OUTPUT characters (then nothing:
+    the run is not recorded, and a large report is not held twice)."""
 
     def __init__(self, stream: Any, kept: list[str]) -> None:
         self._stream = stream
         self._kept = kept
+        self.size = 0
 
     def write(self, text: str) -> int:
-        self._kept.append(text)
+        self.size += len(text)
+        if self.size <= OUTPUT:
+            self._kept.append(text)
+        elif self._kept:
+            self._kept.clear()
         return int(self._stream.write(text))
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -376,6 +382,7 @@ class Recorder:
         self.out: list[str] = []
         self.err: list[str] = []
         self._busy = False
+        self._tees: tuple[_Tee, ...] = ()
         # Where the interpreter reads its own modules (and writes their bytecode): not inputs.
         homes = {PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "pycache_prefix", None)}
         self._skipped = tuple({os.path.join(f(p), "") for p in homes if p for f in (os.path.abspath, os.path.realpath)})
@@ -388,8 +395,8 @@ class Recorder:
         sys.addaudithook(_audit)
         os.stat = self._stat_of(_stat, True)
         os.lstat = self._stat_of(_lstat, False)
-        sys.stdout = _Tee(sys.stdout, self.out)
-        sys.stderr = _Tee(sys.stderr, self.err)
+        self._tees = (_Tee(sys.stdout, self.out), _Tee(sys.stderr, self.err))
+        sys.stdout, sys.stderr = self._tees
 
     def stop(self) -> None:
         global _recorder
@@ -478,9 +485,9 @@ class Recorder:
         self.stop()
         if self.broken or self.root is None or code not in (0, 1) or self.started != len(self.commands):
             return False
-        out, err = "".join(self.out), "".join(self.err)
-        if len(out) + len(err) > OUTPUT:
+        if sum(tee.size for tee in self._tees) > OUTPUT:
             return False
+        out, err = "".join(self.out), "".join(self.err)
         if os.path.realpath(self.cwd) != os.path.realpath(self.root):
             return False  # the record lives where the next run looks first: the working folder
         files = tuple(sorted({**self.files, **_libraries()}.items()))
