@@ -8,8 +8,8 @@ code, and everything that decided them, as the run observed it:
 - the key: this record's format, the tool's version, where the package is installed and the
   size and time of each of its files, the interpreter, the arguments, the working directory,
   the date (relative dates and `aged` follow it), whether standard output and error are
-  terminals, and the environment variables the hook reads (`NO_COLOR`, `TERM`, `GIT_DIR`,
-  `GIT_WORK_TREE`, `MEMORY_AUTOPSY_*`);
+  terminals, the environment variables the run reads or that decide how text is decoded
+  (ENVIRONMENT, `MEMORY_AUTOPSY_*`), and the libraries it loaded (size and times of their files);
 - every file it opened to read (the memory files, the rule file, the baseline, word lists):
   its size, times, inode and device, and the bytes of a file up to SMALL (STORED in all). A
   file changed in the last RACY seconds is matched by its bytes only (one changed twice within
@@ -26,9 +26,9 @@ code, and everything that decided them, as the run observed it:
 The next run with the same key (a record is named by its key and by its inputs' state, so a
 branch checked out again finds its own; the CANDIDATES newest with the key are tried) checks
 all of that again and, when nothing differs, writes the recorded output and exits with the
-recorded code, without the engine: in a repository it runs the same git commands (a new untracked memory file or a
-change to `.gitignore` shows in their output) and never reads a record git tracks (a record
-committed by a pull request would say what it likes). Anything it cannot check, or any
+recorded code, without the engine: in a repository it runs the same git commands (a new
+untracked memory file or a change to `.gitignore` shows in their output) and never reads a
+record git tracks (a record committed by a pull request would say what it likes). Anything it cannot check, or any
 difference, and the run is a full one, which writes a new record. A record is marshalled
 Python values (a local cache of this interpreter, like `__pycache__`), compressed; an
 unreadable one is a miss, and is rewritten. The folder keeps the KEEP newest, within
@@ -38,11 +38,12 @@ What is recorded is collected where the run does it: an audit hook (`sys.addaudi
 every `open`, `os.scandir` and `os.listdir` and every process started, and `os.stat` /
 `os.lstat` are wrapped for the run; the git helper hands over each command's output. Only the
 process entry records (`cli.entry`, for `hook`): an in-process `main()` never does. A run
-that started a process other than the git commands it reported, that saw an input change
-while it ran, or that read standard input, is not recorded.
+that wrote a file outside the cache, started a process other than the git commands it
+reported, saw an input change while it ran, printed more than OUTPUT characters, or read
+standard input, an output file or the embedding engine's server, is not recorded.
 
 This module is imported before anything else on the hook's path: it uses os, sys, marshal,
-stat, time and zlib only.
+stat, time and zlib only (hashlib and subprocess when a repository's record is checked).
 """
 
 from __future__ import annotations
