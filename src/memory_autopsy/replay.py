@@ -39,8 +39,8 @@ every `open`, `os.scandir` and `os.listdir` and every process started, and `os.s
 `os.lstat` are wrapped for the run; the git helper hands over each command's output. Only the
 process entry records (`cli.entry`, for `hook`): an in-process `main()` never does. A run
 that wrote a file outside the cache, started a process other than the git commands it
-reported, saw an input change while it ran, printed more than OUTPUT characters, or read
-standard input, an output file or the embedding engine's server, is not recorded.
+reported, saw an input change while it ran, printed more than OUTPUT characters, or used
+standard input, `--output`, `--no-cache` or the embedding engine, is not recorded.
 
 This module is imported before anything else on the hook's path: it uses os, sys, marshal,
 stat, time and zlib only (hashlib and subprocess when a repository's record is checked).
