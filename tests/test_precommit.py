@@ -110,3 +110,24 @@ def test_try_repo_fails_on_a_contradiction_and_passes_once_baselined(tmp_path: P
     git(project, "add", ".memory-autopsy-baseline.json")
     passed = try_repo()
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    # Installed at a fixed rev (try-repo makes a new environment each time), the same commit
+    # tried twice (another hook failed, say): the second run replays the first one's record
+    # and leaves the parse cache untouched (a full run touches every entry it reads).
+    rev = git(source, "rev-parse", "HEAD").strip()
+    write(project / ".pre-commit-config.yaml",
+          f"repos:\n- repo: {source}\n  rev: {rev}\n  hooks:\n  - id: memory-autopsy\n")
+    git(project, "add", ".pre-commit-config.yaml")
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command, "run", "--files", "memory/new.md"], cwd=project, env=env,
+                              check=False, capture_output=True, text=True, timeout=600)
+
+    first = run()
+    assert first.returncode == 0, first.stdout + first.stderr
+    cache = project / ".memory-autopsy-cache"
+    entries = sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob("*.json"))
+    second = run()
+    # the first run's output, less the environment's installation notes
+    assert second.returncode == 0 and first.stdout.endswith(second.stdout), second.stdout + second.stderr
+    assert sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob("*.json")) == entries
