@@ -1,4 +1,4 @@
-"""The pre-commit hook, validated and run for real with `pre-commit try-repo` (offline)."""
+"""The pre-commit hook, validated and run for real with `pre-commit try-repo` and `pre-commit run` (offline)."""
 
 from __future__ import annotations
 
