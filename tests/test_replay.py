@@ -10,6 +10,8 @@ import marshal
 import os
 import random
 import shutil
+import subprocess
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -406,3 +408,14 @@ def test_a_run_that_printed_more_than_a_record_keeps_is_not_held_nor_recorded(
     assert recorder.out == [] and not recorder.save(0) and records(store) == []
     small = _recording(store, lambda: print("z" * 60))
     assert small.out == ["z" * 60, "\n"] and small.save(0) and len(records(store)) == 1
+
+
+def test_runs_at_once_write_whole_records(store: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    runs = [subprocess.Popen([sys.executable, "-m", "memory_autopsy", "hook", "memory/notes.md"], cwd=store, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outputs = {(*run.communicate(timeout=120), run.returncode) for run in runs}
+    (out, _, code), = outputs
+    assert code == 1 and records(store) and all(load(path)[6] == out for path in records(store))  # none torn
+    tamper(store)
+    assert hook(store, "memory/notes.md").out == MARKER
