@@ -24,7 +24,9 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     hook = sub.add_parser(
         "hook", formatter_class=RAW, help="pre-commit entry: lint the scope, report the changed files",
         description="Lint the configured scope as context and report only findings that touch "
-        "the files named (the files of the commit). Never writes the baseline.")
+        "the files named (the files of the commit). Never writes the baseline. A run whose "
+        "inputs are all unchanged replays the output of the run that recorded them "
+        "(.memory-autopsy-cache/runs/; --no-cache: never).")
     lint_options(hook)
     hook.add_argument("--context", action="append", metavar="PATH",
                       help="lint these files/folders as context instead of the configured scope")
