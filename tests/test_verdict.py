@@ -151,3 +151,20 @@ def test_registry_is_read_as_yaml(tmp_path: Path) -> None:
     write(tmp_path / "s.jsonl", record("MySQL 8", "2026-06-02", "primary"))
     result = run_cli("reconcile", "s.jsonl", "--registry", "r.yaml", "--isolated", cwd=tmp_path)
     assert result.code == 2 and "r.yaml:2:" in result.err and "Traceback" not in result.err
+
+
+def test_wording_follows_each_weights_table_asked_with() -> None:
+    """Cue forms and answers are kept per weights table: another table (a rule file's) is
+    never answered from the first one's."""
+    from memory_autopsy.model import Fact, Fidelity
+    from memory_autopsy.verdicts.verdict import Weights, wording
+
+    claim = Fact(id="f1", entity="billing", slot="tool", value="MySQL", claim="billing is Verified: MySQL",
+                 observed_at=None, valid_from=None, valid_to=None, source=None, source_class="unclassified",
+                 fidelity=Fidelity.FULL, status_verb=None, path="m.md", line=1)
+    plain = claim._replace(claim="billing uses MySQL")
+    default, custom = Weights.build(), Weights.build({"cues.verified": 0.35, "cues.uses": 0.4})
+    assert wording(claim, default) == (default.cues["verified"], "verified")
+    assert wording(claim, custom) == (0.35, "verified")
+    assert wording(plain, custom) == (0.4, "uses") and wording(plain, default) == (default.default_cue, None)
+    assert wording(claim, default) == (default.cues["verified"], "verified")  # asked again: the same
