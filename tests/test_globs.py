@@ -74,3 +74,14 @@ def test_same_answers_as_pathspec_gitwildmatch() -> None:
             assert matches(path, pattern) is spec.match_file(path), (pattern, path)
             checked += 1
     assert checked > 5000
+
+
+@pytest.mark.parametrize("segment", ["memory", ".claude", "a.b+c(d)", "Memory", "x]y", "a-b_c", "é", "$1^"])
+def test_a_segment_without_a_wildcard_matches_its_text_alone(segment: str) -> None:
+    """A literal segment is compared, not compiled: the same answers fnmatch gives."""
+    from fnmatch import fnmatch
+
+    for name in (segment, segment.lower(), segment.upper(), segment + "x", "x" + segment, "memorx", ""):
+        expected = fnmatch(name, segment)
+        assert matches(f"{name}/notes.md", f"{segment}/") is (expected and bool(name)), name
+        assert matches(f"top/{name}", f"top/{segment}") is (expected and bool(name)), name

@@ -17,10 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatch
 from functools import lru_cache
+from os.path import normcase
 from typing import NamedTuple
 
 ANY = "**"
 _SPECIAL = frozenset("*?[]\\")
+_WILD = frozenset("*?[")  # what fnmatch reads as a pattern; a segment without any is its text
 
 
 class Glob(NamedTuple):
@@ -103,7 +105,9 @@ def _reach(segments: tuple[str, ...], parts: Sequence[str]) -> set[int]:
         if segment == ANY:  # a trailing `**` is "everything inside": at least one segment
             reach = set(range(min(reach) + (index == last and index > 0), len(parts) + 1))
         else:
-            reach = {j + 1 for j in reach if j < len(parts) and fnmatch(parts[j], segment)}
+            literal = _WILD.isdisjoint(segment)  # `.claude`, `memory`: no pattern to compile
+            reach = {j + 1 for j in reach if j < len(parts) and (
+                normcase(parts[j]) == normcase(segment) if literal else fnmatch(parts[j], segment))}
         if not reach:
             break
     return reach
