@@ -421,3 +421,16 @@ def test_runs_at_once_write_whole_records(store: Path) -> None:
     assert code == 1 and records(store) and all(load(path)[6] == out for path in records(store))  # none torn
     tamper(store)
     assert hook(store, "memory/notes.md").out == MARKER
+
+
+def test_a_project_under_the_interpreters_prefix_is_recorded(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the interpreter's library folders are left out, not its prefix (a project may live
+    under /usr/local); a working folder inside a library folder is not recorded at all."""
+    monkeypatch.chdir(store)
+    monkeypatch.setattr(sys, "prefix", str(store.parent))
+    monkeypatch.setattr(sys, "base_prefix", str(store.parent))
+    recorder = _recording(store, lambda: Path("memory/notes.md").read_bytes())
+    assert "memory/notes.md" in recorder.files and recorder.save(1)
+    monkeypatch.setattr(replay, "_homes", lambda: {str(store.parent)})
+    inside = _recording(store, lambda: Path("memory/notes.md").read_bytes())
+    assert inside.broken and not inside.save(1)

@@ -385,9 +385,11 @@ class Recorder:
         self._busy = False
         self._tees: tuple[_Tee, ...] = ()
         # Where the interpreter reads its own modules (and writes their bytecode): not inputs.
-        homes = {PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "pycache_prefix", None)}
-        self._skipped = tuple({os.path.join(f(p), "") for p in homes if p for f in (os.path.abspath, os.path.realpath)})
+        # Its library folders, not its prefix: a project may live under /usr/local.
+        self._skipped = tuple({os.path.join(f(p), "") for p in _homes() for f in (os.path.abspath, os.path.realpath)})
         self._cache = tuple({os.path.join(f(self.cwd), CACHE_DIR, "") for f in (os.path.abspath, os.path.realpath)})
+        if os.path.join(os.path.realpath(self.cwd), "").startswith(self._skipped):
+            self.broken = True  # a working folder inside them: its files would not be seen
 
     def start(self) -> None:
         """Watch the run: the audit hook, `os.stat` / `os.lstat`, standard output and error."""
@@ -512,12 +514,28 @@ def _libraries() -> dict[str, tuple[Any, ...]]:
         top = name.partition(".")[0]
         if not isinstance(path, str) or top == __name__.partition(".")[0] or top in sys.stdlib_module_names:
             continue
+        if os.path.abspath(path).startswith(os.path.join(PACKAGE, "")):  # `__main__`: the package's
+            continue
         try:
             st = _stat(path)
         except OSError:
             continue
         found[path] = (_identity(st), None, True)
     return found
+
+
+def _homes() -> set[str]:
+    """The folders the interpreter loads modules from: the package, the standard library, the
+    site-packages folders, and where bytecode is written when it is written apart."""
+    import site  # loaded at start-up already
+
+    found = {PACKAGE, os.path.dirname(os.__file__), getattr(sys, "pycache_prefix", None) or ""}
+    try:
+        found.update(site.getsitepackages())
+        found.add(site.getusersitepackages())
+    except AttributeError:  # an embedded or virtualenv-era site without them
+        pass
+    return {home for home in found if home}
 
 
 _recorder: Recorder | None = None
