@@ -36,7 +36,8 @@ KEPT_BYTES (a record that serves is touched).
 
 What is recorded is collected where the run does it: an audit hook (`sys.addaudithook`) sees
 every `open`, `os.scandir` and `os.listdir` and every process started, and `os.stat` /
-`os.lstat` are wrapped for the run; the git helper hands over each command's output. Only the
+`os.lstat` are wrapped for the run (on POSIX systems only: on Windows, `os.path.exists` and its
+kin may ask the file system in C, unseen, so nothing is recorded there); the git helper hands over each command's output. Only the
 process entry records (`cli.entry`, for `hook`): an in-process `main()` never does. A run
 that wrote a file outside the cache, started a process other than the git commands it
 reported, saw an input change while it ran, printed more than OUTPUT characters, or used
@@ -390,6 +391,8 @@ class Recorder:
         self._cache = tuple({os.path.join(f(self.cwd), CACHE_DIR, "") for f in (os.path.abspath, os.path.realpath)})
         if os.path.join(os.path.realpath(self.cwd), "").startswith(self._skipped):
             self.broken = True  # a working folder inside them: its files would not be seen
+        if os.name != "posix":  # Windows' `os.path.exists` and kin can answer in C, unwatched
+            self.broken = True
 
     def start(self) -> None:
         """Watch the run: the audit hook, `os.stat` / `os.lstat`, standard output and error."""
