@@ -71,7 +71,7 @@ CANDIDATES = 4  # records of one key tried, newest first
 RACY = 2.0  # seconds: a file changed this recently is recorded with its bytes
 SMALL = 1 << 16  # bytes: a file up to this size is recorded with its bytes
 STORED = 1 << 20  # bytes: at most this much of them in one record
-OUTPUT = 1 << 25  # characters: a run that printed more is not recorded
+OUTPUT = 1 << 24  # characters: a run that printed more is not recorded (nor held: _Tee)
 KEPT_BYTES = 1 << 26  # the folder's records (compressed) beyond this go, oldest first
 SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as its digest
 # What the run reads of the environment (colour, git's folders, the help's width) and what
