@@ -564,26 +564,18 @@ def recorder() -> Recorder | None:
 
 
 def _write(path: str, data: bytes) -> bool:
-    folder = os.path.dirname(path)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        _ignored(os.path.dirname(folder))
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except OSError:
-        return False
-    _keep_newest(folder)
-    return True
-
-
-def _ignored(folder: str) -> None:
+    """The record written as the parse cache writes its entries (a new file beside it, then
+    `os.replace`), the cache folder's `.gitignore` made if it is not there, the oldest pruned."""
     from pathlib import Path
 
-    from memory_autopsy.ingest.cache import ignore_itself
+    from memory_autopsy.ingest.cache import ignore_itself, write_atomic
 
-    ignore_itself(Path(folder))
+    target = Path(path)
+    if not write_atomic(target, lambda handle: handle.write(data), binary=True):
+        return False
+    ignore_itself(target.parent.parent)
+    _keep_newest(str(target.parent))
+    return True
 
 
 def _keep_newest(folder: str) -> None:

@@ -276,15 +276,16 @@ def ignore_itself(folder: Path) -> None:
     write_atomic(folder / ".gitignore", lambda handle: handle.write(IGNORED))
 
 
-def write_atomic(target: Path, write: Callable[[IO[str]], object]) -> bool:
+def write_atomic(target: Path, write: Callable[[IO[Any]], object], *, binary: bool = False) -> bool:
     """Write `target` through a temporary file beside it, then `os.replace`: a reader sees the
     old entry or the new one, never part of one. False when it cannot be written (a cache that
-    cannot be written is a slower run, never a failed one)."""
+    cannot be written is a slower run, never a failed one). `write` gets UTF-8 text, or bytes
+    with `binary`."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = _new_file(str(target.parent))
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as handle:
                 write(handle)
             os.replace(temp, target)
         except BaseException:
