@@ -155,13 +155,15 @@ def _same_file(path: str, seen: tuple[Any, ...]) -> bool:
 def _listing(folder: str) -> tuple[str, ...] | None:
     """A folder's names, a folder's with a trailing slash (in the working folder, the cache
     folder left out: the run writes there); None when it cannot be listed."""
-    own = os.path.realpath(folder) == os.path.realpath(".")
     try:
         with os.scandir(folder) as entries:
-            return tuple(sorted(e.name + "/" if e.is_dir() else e.name
-                                for e in entries if not (own and e.name == CACHE_DIR)))
+            names = sorted(e.name + "/" if e.is_dir() else e.name for e in entries)
     except OSError:
         return None
+    mine = CACHE_DIR + "/"  # resolved only where a folder holds one: most hold none
+    if mine in names and os.path.realpath(folder) == os.path.realpath("."):
+        names.remove(mine)
+    return tuple(names)
 
 
 _packages: dict[str, tuple[tuple[str, int, int], ...]] = {}
