@@ -64,6 +64,32 @@ def test_corrupt_and_foreign_entries_are_misses_and_rewritten(tmp_path: Path) ->
         assert json.loads(entry.read_text(encoding="utf-8"))["drafts"]  # rewritten whole
 
 
+def test_a_fact_row_of_another_shape_is_a_miss_and_rewritten(tmp_path: Path) -> None:
+    """A line no store reads otherwise is kept as its fact's values (a fact row), a `Label:
+    rest` line as its draft; a fact row broken in any checked field is a miss, never a fact."""
+    memory = tmp_path / "m.md"
+    memory.write_text("- uses PostgreSQL 14 for billing (2026-01-05)\n- Deploy: ship on Fridays\n", encoding="utf-8")
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    expected = load_store([str(memory)], settings).facts
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    good = json.loads(entry.read_text(encoding="utf-8"))
+    lengths = sorted(len(row) for row in good["drafts"])
+    assert lengths == [29, 30]  # a draft row (the label) and a fact row, one field longer
+    fact_row = next(i for i, row in enumerate(good["drafts"]) if len(row) == 30)
+    line, claim = good["drafts"][fact_row][13], good["drafts"][fact_row][4]
+    assert (type(line), type(claim), good["drafts"][fact_row][12]) == (int, str, 0)
+    for place, value in ((13, str(line)), (4, 7), (12, "m.md"), (10, "EXACT"), (None, None)):
+        bad = json.loads(json.dumps(good))
+        if place is None:
+            bad["drafts"][fact_row].pop()  # one field short: neither shape
+        else:
+            bad["drafts"][fact_row][place] = value
+        entry.write_text(json.dumps(bad), encoding="utf-8")
+        assert load_store([str(memory)], settings).facts == expected
+        assert json.loads(entry.read_text(encoding="utf-8")) == good  # rewritten whole
+    assert load_store([str(memory)], settings).facts == expected == load_store([str(memory)]).facts
+
+
 def test_an_entry_cannot_stand_in_for_another_file(tmp_path: Path) -> None:
     cache = ParseCache(tmp_path / "cache")
     (tmp_path / "a.md").write_text("- a: uses X\n", encoding="utf-8")

@@ -34,7 +34,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.json_store import JsonResult
-from memory_autopsy.ingest.records import DRAFT_FIELDS, Derived, Draft, as_settled, values_of
+from memory_autopsy.ingest.records import (
+    DRAFT_FIELDS,
+    FACT_FIELDS,
+    Derived,
+    Draft,
+    as_settled,
+    draft_values,
+    fits,
+)
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fidelity, Problem
 from memory_autopsy.replay import RUNS
@@ -63,6 +71,18 @@ PRUNE_EVERY = 64
               "kind")
 )
 _DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from its slot on
+# A draft without a label, derived as it reads (no store can read it otherwise), is kept as its
+# fact's values instead, in FACT_FIELDS order, and then whether its entity was written: a warm run
+# places them as they are (no draft, no rearranging). Its path and order are 0, and 0 stands for
+# "the same as" in three places: the written entity as the entity, the body as the claim, the
+# normalized body as the body. A fact row is one longer than a draft row.
+(_F_ID, _F_ENTITY, _F_CLAIM, _F_OBSERVED, _F_SOURCE, _F_FIDELITY, _F_PATH, _F_LINE, _F_ALIASES, _F_WRITTEN, _F_SHAPE,
+ _F_SUPPRESS, _F_BODY, _F_KIND, _F_NORM) = (
+    FACT_FIELDS.index(n)
+    for n in ("id", "entity", "claim", "observed_at", "source", "fidelity", "path", "line", "aliases",
+              "written_entity", "shape", "suppress", "body", "kind", "norm")
+)
+_FACT_ROW = len(FACT_FIELDS) + 1
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
 Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
 _ROW = attrgetter(*DRAFT_FIELDS)
@@ -390,7 +410,7 @@ def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None) -> dict[
     return {
         "path": result.drafts[0].path if result.drafts else None,
         "digests": result.digests,
-        "drafts": [_row(d, parsed.get(i)) for i, d in enumerate(result.drafts)],
+        "drafts": [_fact_row(d) if _as_fact(d) else _row(d, parsed.get(i)) for i, d in enumerate(result.drafts)],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -400,6 +420,25 @@ def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None) -> dict[
 
 def _same(value: str | None, other: str | None) -> str | int | None:
     return 0 if value == other else value
+
+
+def _as_fact(draft: Draft) -> bool:
+    """Whether the entry keeps the draft as its fact's values: no label for the store to settle,
+    and derived from what it says."""
+    return not draft.label and draft.derived is not None and fits(draft.derived, draft)
+
+
+def _fact_row(draft: Draft) -> list[Any]:
+    row = draft_values(draft, draft.derived, 0)  # type: ignore[arg-type]  # _as_fact: derived
+    row[_F_FIDELITY] = _VALUES[row[_F_FIDELITY]]
+    if row[_F_NORM] == row[_F_BODY]:
+        row[_F_NORM] = 0
+    if row[_F_BODY] == row[_F_CLAIM]:
+        row[_F_BODY] = 0
+    if row[_F_WRITTEN] == row[_F_ENTITY]:
+        row[_F_WRITTEN] = 0
+    row.append(draft.named)
+    return row
 
 
 def _row(draft: Draft, parsed: Parsed | None = None) -> list[Any]:
@@ -458,9 +497,9 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
 
 
 def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
-    """The entry's drafts; a row without a label, whose derivation no store reads otherwise,
-    becomes its fact's values (records.ordered makes the fact): building a draft for it, and
-    then its fact of the draft, was most of a warm load. A row's entity, observation, source,
+    """The entry's drafts, and its fact rows (a draft without a label, whose derivation no
+    store reads otherwise) as their facts' values (records.ordered makes the facts): building a
+    draft for each, and then its fact of the draft, was most of a warm load. A row's entity, observation, source,
     shape and kind are the first copy `strings` holds, as a parse shares them: JSON gives each
     row its own, and the engine's passes over a store's facts compare and hash them (100k
     copies of "state" cost each pass a cache miss a fact)."""
@@ -472,7 +511,33 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
     if data["drafts"] and data["path"] != path:
         raise ValueError("cache entry of another file")
     for row in data["drafts"]:
-        if type(row) is not list or len(row) != size:
+        if type(row) is not list:
+            raise ValueError("cache entry of another shape")
+        if len(row) == _FACT_ROW:  # its fact's values, as kept: placed as they are
+            if type(row[_F_LINE]) is not int or type(row[_F_CLAIM]) is not str or row[_F_PATH] != 0:
+                raise ValueError("cache entry of another shape")
+            entity = row[_F_ENTITY] = share(row[_F_ENTITY], row[_F_ENTITY])
+            if row.pop():  # the entity was written
+                named.append(entity)
+            row[_F_FIDELITY] = _FIDELITIES[row[_F_FIDELITY]]
+            row[_F_PATH] = path
+            shape, kind = row[_F_SHAPE], row[_F_KIND]
+            row[_F_SHAPE], row[_F_KIND] = share(shape, shape), share(kind, kind)
+            if row[_F_OBSERVED] is not None:
+                row[_F_OBSERVED] = share(row[_F_OBSERVED], row[_F_OBSERVED])
+            if row[_F_SOURCE] is not None:
+                row[_F_SOURCE] = share(row[_F_SOURCE], row[_F_SOURCE])
+            row[_F_ALIASES] = tuple(row[_F_ALIASES]) if row[_F_ALIASES] else ()
+            row[_F_SUPPRESS] = tuple(row[_F_SUPPRESS]) if row[_F_SUPPRESS] else ()
+            if row[_F_WRITTEN] == 0:
+                row[_F_WRITTEN] = entity
+            if row[_F_BODY] == 0:
+                row[_F_BODY] = row[_F_CLAIM]
+            if row[_F_NORM] == 0:
+                row[_F_NORM] = row[_F_BODY]
+            rows.append(row)
+            continue
+        if len(row) != size:
             raise ValueError("cache entry of another shape")
         if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another shape")
@@ -485,14 +550,6 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
             row[_SOURCE] = share(row[_SOURCE], row[_SOURCE])
         row[_ALIASES] = tuple(row[_ALIASES]) if row[_ALIASES] else ()
         row[_SUPPRESS] = tuple(row[_SUPPRESS]) if row[_SUPPRESS] else ()
-        derived = row[_DERIVED]
-        if not row[_LABEL] and derived is not None:
-            if type(derived) is not list or len(derived) != _DERIVED_SIZE:
-                raise ValueError("cache entry of another shape")
-            rows.append(values_of(row, derived, path))  # its fact's values, as the row reads
-            if row[_NAMED]:
-                named.append(row[_ENTITY])
-            continue
         row[_PATH] = path
         claim = row[_CLAIM]
         if row[_BODY] == 0:

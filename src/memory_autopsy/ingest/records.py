@@ -159,7 +159,13 @@ def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
     return ordered(values_of(row, derived, row[_PATH_AT]), order)
 
 
-def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any]:
+def draft_values(draft: Draft, derived: Derived, path: str | int) -> list[Any]:
+    """The values of the fact `finish` makes of a draft with this derivation, its order left to
+    `ordered` (the parse cache keeps them as a row, `path` as it names the file)."""
+    return values_of(_FIELDS(draft), derived[3:], path)
+
+
+def values_of(row: Sequence[Any], derived: Sequence[Any], path: str | int) -> list[Any]:
     """A fact's values in `_FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
     and its derivation as `freeze` reads them. A derived value written 0 is the same as the one
     it repeats (a derived slot, value or id as written, a norm as the stripped claim, a stripped
@@ -205,7 +211,7 @@ def ordered_run(values: list[list[Any]], first: int) -> Iterator[Fact]:
 
 
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
-_FACT_FIELDS = (
+FACT_FIELDS = _FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
