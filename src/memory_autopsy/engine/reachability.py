@@ -76,7 +76,11 @@ def find(store: Store, facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]
 
 
 def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> list[Finding]:
-    """A stale claim the agent reads, corrected only where it never looks, is an error."""
+    """A stale claim the agent reads, corrected only where it never looks, is an error. A store
+    the agent reads whole has no such correction: its findings are left as they are (indexing
+    every fact by its place cost a 100k-line memory file a tenth of a second)."""
+    if not reach.budget_line and UNREACHABLE not in reach.state.values():
+        return list(found)
     by_location = {(f.path, f.line, f.id): f for f in facts}
     out = []
     for finding in found:
