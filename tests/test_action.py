@@ -32,7 +32,9 @@ def action() -> dict[str, Any]:
 
 
 def test_check_jsonschema_builtin_github_actions_schema() -> None:
-    tool = shutil.which("check-jsonschema")
+    # The test extra installs it beside the interpreter, which need not be on PATH.
+    tool = shutil.which("check-jsonschema", path=os.pathsep.join([str(Path(sys.executable).parent),
+                                                                   os.environ.get("PATH", "")]))
     if tool is None:
         pytest.skip("check-jsonschema is not installed")
     done = subprocess.run([tool, "--builtin-schema", "vendor.github-actions", str(ACTION)],
