@@ -496,6 +496,26 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
     ]
 
 
+# Where a draft row and a fact row hold the entity, shape, kind, observation and source (shared
+# with the run's other rows), then the aliases and suppressions (JSON lists, tuples in a fact).
+_SHARED = (_ENTITY, _SHAPE, _KIND, _OBSERVED, _SOURCE, _ALIASES, _SUPPRESS)
+_F_SHARED = (_F_ENTITY, _F_SHAPE, _F_KIND, _F_OBSERVED, _F_SOURCE, _F_ALIASES, _F_SUPPRESS)
+
+
+def _share(row: list[Any], share: Callable[[str, str], str], at: tuple[int, ...]) -> str:
+    """The row's names as the first copy `share` holds, its lists as tuples; returns its entity."""
+    entity_at, shape_at, kind_at, observed_at, source_at, aliases_at, suppress_at = at
+    entity = row[entity_at] = share(row[entity_at], row[entity_at])
+    row[shape_at], row[kind_at] = share(row[shape_at], row[shape_at]), share(row[kind_at], row[kind_at])
+    if row[observed_at] is not None:
+        row[observed_at] = share(row[observed_at], row[observed_at])
+    if row[source_at] is not None:
+        row[source_at] = share(row[source_at], row[source_at])
+    row[aliases_at] = tuple(row[aliases_at]) if row[aliases_at] else ()
+    row[suppress_at] = tuple(row[suppress_at]) if row[suppress_at] else ()
+    return entity
+
+
 def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
     """The entry's drafts, and its fact rows (a draft without a label, whose derivation no
     store reads otherwise) as their facts' values (records.ordered makes the facts): building a
@@ -516,19 +536,11 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
         if len(row) == _FACT_ROW:  # its fact's values, as kept: placed as they are
             if type(row[_F_LINE]) is not int or type(row[_F_CLAIM]) is not str or row[_F_PATH] != 0:
                 raise ValueError("cache entry of another shape")
-            entity = row[_F_ENTITY] = share(row[_F_ENTITY], row[_F_ENTITY])
+            entity = _share(row, share, _F_SHARED)
             if row.pop():  # the entity was written
                 named.append(entity)
             row[_F_FIDELITY] = _FIDELITIES[row[_F_FIDELITY]]
             row[_F_PATH] = path
-            shape, kind = row[_F_SHAPE], row[_F_KIND]
-            row[_F_SHAPE], row[_F_KIND] = share(shape, shape), share(kind, kind)
-            if row[_F_OBSERVED] is not None:
-                row[_F_OBSERVED] = share(row[_F_OBSERVED], row[_F_OBSERVED])
-            if row[_F_SOURCE] is not None:
-                row[_F_SOURCE] = share(row[_F_SOURCE], row[_F_SOURCE])
-            row[_F_ALIASES] = tuple(row[_F_ALIASES]) if row[_F_ALIASES] else ()
-            row[_F_SUPPRESS] = tuple(row[_F_SUPPRESS]) if row[_F_SUPPRESS] else ()
             if row[_F_WRITTEN] == 0:
                 row[_F_WRITTEN] = entity
             if row[_F_BODY] == 0:
@@ -542,14 +554,7 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
         if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
             raise ValueError("cache entry of another shape")
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
-        entity, shape, kind = row[_ENTITY], row[_SHAPE], row[_KIND]
-        row[_ENTITY], row[_SHAPE], row[_KIND] = share(entity, entity), share(shape, shape), share(kind, kind)
-        if row[_OBSERVED] is not None:
-            row[_OBSERVED] = share(row[_OBSERVED], row[_OBSERVED])
-        if row[_SOURCE] is not None:
-            row[_SOURCE] = share(row[_SOURCE], row[_SOURCE])
-        row[_ALIASES] = tuple(row[_ALIASES]) if row[_ALIASES] else ()
-        row[_SUPPRESS] = tuple(row[_SUPPRESS]) if row[_SUPPRESS] else ()
+        _share(row, share, _SHARED)
         row[_PATH] = path
         claim = row[_CLAIM]
         if row[_BODY] == 0:
