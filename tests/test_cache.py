@@ -488,3 +488,42 @@ def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path
     assert not target.exists() and not list(target.parent.iterdir())
     assert write_atomic(target, lambda handle: handle.write("{}")) is True
     assert target.read_text(encoding="utf-8") == "{}" and len(list(target.parent.iterdir())) == 1
+
+
+def test_a_fact_digest_is_its_values_not_its_objects() -> None:
+    """The memo keys a cached fact by this digest, kept in the entry and compared in later
+    runs: the same values digest alike in any process (new objects, interned strings, another
+    hash seed); any field but the order changes it."""
+    from memory_autopsy.ingest.records import row_digest
+    from memory_autopsy.model import Fact, Fidelity
+
+    fact = max(load_store([str(EXAMPLES)]).facts, key=lambda f: len(f.aliases))
+    assert fact.aliases  # a tuple field with something in it
+    rebuilt = Fact(*[sys.intern("".join(v)) if type(v) is str else v for v in fact])
+    assert rebuilt == fact and rebuilt.claim is not fact.claim
+    assert row_digest(rebuilt) == row_digest(fact) == row_digest(fact._replace(order=fact.order + 7))
+    changed = {
+        str: lambda v: v + "x", int: lambda v: v + 1, bool: lambda v: not v, tuple: lambda v: (*v, "x"),
+        type(None): lambda v: "x", Fidelity: lambda v: next(f for f in Fidelity if f is not v),
+    }
+    seen = {row_digest(fact)}
+    for name in Fact._fields:
+        if name != "order":
+            value = getattr(fact, name)
+            seen.add(row_digest(fact._replace(**{name: changed[type(value)](value)})))
+    assert len(seen) == len(Fact._fields)  # every field but the order made a digest of its own
+
+    class Text(str):
+        pass
+
+    odd = row_digest(fact._replace(claim=Text(fact.claim)))  # marshal cannot write it: repr does
+    assert len(odd) == 24 and odd not in seen
+    script = ("import sys, json; sys.path.insert(0, sys.argv[1]); from memory_autopsy.model import Fact, Fidelity;"
+              "from memory_autopsy.ingest.records import row_digest;"
+              "v = json.loads(sys.stdin.read()); v[10] = Fidelity(v[10]); v[14] = tuple(v[14]); v[18] = tuple(v[18]);"
+              "print(row_digest(Fact(*v)))")
+    values = [f.value if isinstance(f, Fidelity) else f for f in fact]
+    for seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", script, str(SRC)], input=json.dumps(values), text=True,
+                              capture_output=True, check=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.stdout.strip() == row_digest(fact)

@@ -25,7 +25,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
@@ -44,7 +44,7 @@ from memory_autopsy.ingest.records import (
     fits,
 )
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import Declaration, Fidelity, Problem
+from memory_autopsy.model import Declaration, Fact, Fidelity, Problem
 from memory_autopsy.replay import RUNS
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
@@ -77,10 +77,10 @@ _DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from
 # "the same as" in three places: the written entity as the entity, the body as the claim, the
 # normalized body as the body. A fact row is one longer than a draft row.
 (_F_ID, _F_ENTITY, _F_CLAIM, _F_OBSERVED, _F_SOURCE, _F_FIDELITY, _F_PATH, _F_LINE, _F_ALIASES, _F_WRITTEN, _F_SHAPE,
- _F_SUPPRESS, _F_BODY, _F_KIND, _F_NORM) = (
+ _F_SUPPRESS, _F_ORDER, _F_BODY, _F_KIND, _F_NORM) = (
     FACT_FIELDS.index(n)
     for n in ("id", "entity", "claim", "observed_at", "source", "fidelity", "path", "line", "aliases",
-              "written_entity", "shape", "suppress", "body", "kind", "norm")
+              "written_entity", "shape", "suppress", "order", "body", "kind", "norm")
 )
 _FACT_ROW = len(FACT_FIELDS) + 1
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
@@ -160,11 +160,13 @@ class ParseCache:
         return {id(entry[1].drafts[-1]): n for n, entry in enumerate(self._pending)
                 if entry is not None and entry[1].drafts}
 
-    def write_deferred(self, n: int) -> None:
+    def write_deferred(self, n: int, facts: Sequence[Fact] = ()) -> None:
+        """`facts`: the facts finish made of the parse's drafts, in their order: a fact row is
+        taken from its fact, not made again of the draft."""
         entry, self._pending[n] = self._pending[n], None
         if entry is not None:
             key, result, parsed = entry
-            self._write(key, encode(result, parsed))
+            self._write(key, encode(result, parsed, facts))
 
     def flush(self) -> None:
         for n in range(len(self._pending)):
@@ -404,13 +406,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None) -> dict[str, Any]:
-    """`parsed`: the drafts whose labels the store settled since, as they were parsed."""
+def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None, facts: Sequence[Fact] = ()) -> dict[str, Any]:
+    """`parsed`: the drafts whose labels the store settled since, as they were parsed; `facts`:
+    the drafts' facts, when finish has made them."""
     parsed = parsed or {}
+    if len(facts) != len(result.drafts):
+        facts = ()
     return {
         "path": result.drafts[0].path if result.drafts else None,
         "digests": result.digests,
-        "drafts": [_fact_row(d) if _as_fact(d) else _row(d, parsed.get(i)) for i, d in enumerate(result.drafts)],
+        "drafts": [_fact_row(d, facts[i] if facts else None) if _as_fact(d) else _row(d, parsed.get(i))
+                   for i, d in enumerate(result.drafts)],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -428,8 +434,13 @@ def _as_fact(draft: Draft) -> bool:
     return not draft.label and draft.derived is not None and fits(draft.derived, draft)
 
 
-def _fact_row(draft: Draft) -> list[Any]:
-    row = draft_values(draft, draft.derived, 0)  # type: ignore[arg-type]  # _as_fact: derived
+def _fact_row(draft: Draft, fact: Fact | None = None) -> list[Any]:
+    """The draft's fact row: of its fact (the values finish placed), else of the draft."""
+    if fact is not None and fact[_F_LINE] == draft.line and fact[_F_CLAIM] is draft.claim:
+        row: list[Any] = list(fact)
+        row[_F_PATH] = row[_F_ORDER] = 0
+    else:
+        row = draft_values(draft, draft.derived, 0)  # type: ignore[arg-type]  # _as_fact: derived
     row[_F_FIDELITY] = _VALUES[row[_F_FIDELITY]]
     if row[_F_NORM] == row[_F_BODY]:
         row[_F_NORM] = 0

@@ -259,7 +259,7 @@ def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCach
                     digest = kept[i - start] = row_digest(fact)
                 digests[i] = digest
             if drafted and id(item) in last:
-                cache.write_deferred(last[id(item)])
+                cache.write_deferred(last[id(item)], items[start : i + 1])
         start = end
     return items, digests
 
