@@ -64,6 +64,17 @@ def test_corrupt_and_foreign_entries_are_misses_and_rewritten(tmp_path: Path) ->
         assert json.loads(entry.read_text(encoding="utf-8"))["drafts"]  # rewritten whole
 
 
+def test_a_fact_row_and_a_draft_row_differ_in_length() -> None:
+    """decode tells the two by their length alone: a field added to Draft or Fact must keep them
+    apart."""
+    from memory_autopsy.ingest import cache
+    from memory_autopsy.ingest.records import DRAFT_FIELDS, FACT_FIELDS
+    from memory_autopsy.model import Fact
+
+    assert FACT_FIELDS == Fact._fields
+    assert cache._FACT_ROW == len(FACT_FIELDS) + 1 != len(DRAFT_FIELDS)
+
+
 def test_a_fact_row_of_another_shape_is_a_miss_and_rewritten(tmp_path: Path) -> None:
     """A line no store reads otherwise is kept as its fact's values (a fact row), a `Label:
     rest` line as its draft; a fact row broken in any checked field is a miss, never a fact."""

@@ -530,10 +530,11 @@ def _share(row: list[Any], share: Callable[[str, str], str], at: tuple[int, ...]
 def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
     """The entry's drafts, and its fact rows (a draft without a label, whose derivation no
     store reads otherwise) as their facts' values (records.ordered makes the facts): building a
-    draft for each, and then its fact of the draft, was most of a warm load. A row's entity, observation, source,
-    shape and kind are the first copy `strings` holds, as a parse shares them: JSON gives each
-    row its own, and the engine's passes over a store's facts compare and hash them (100k
-    copies of "state" cost each pass a cache miss a fact)."""
+    draft for each, and then its fact of the draft, was most of a warm load. A row's entity,
+    observation, source, shape and kind are the first copy `strings` holds, as a parse shares
+    them: JSON gives each row its own, and the engine's passes over a store's facts compare and
+    hash them (100k copies of "state" cost each pass a cache miss a fact). A row is told by its
+    length: a fact row is one longer than a draft row."""
     share = (strings if strings is not None else {}).setdefault
     drafts: list[Draft] = []
     rows: list[Draft | list[Any]] = []
