@@ -40,7 +40,6 @@ from memory_autopsy.ingest.records import (
     Derived,
     Draft,
     as_settled,
-    draft_values,
     fits,
 )
 from memory_autopsy.lexicon import Lexicon, default_lexicon
@@ -410,13 +409,12 @@ def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None, facts: S
     """`parsed`: the drafts whose labels the store settled since, as they were parsed; `facts`:
     the drafts' facts, when finish has made them."""
     parsed = parsed or {}
-    if len(facts) != len(result.drafts):
-        facts = ()
+    made: Sequence[Fact | None] = facts if len(facts) == len(result.drafts) else [None] * len(result.drafts)
     return {
         "path": result.drafts[0].path if result.drafts else None,
         "digests": result.digests,
-        "drafts": [_fact_row(d, facts[i] if facts else None) if _as_fact(d) else _row(d, parsed.get(i))
-                   for i, d in enumerate(result.drafts)],
+        "drafts": [_fact_row(kept, d.named) if (kept := _as_fact(d, f)) is not None else _row(d, parsed.get(i))
+                   for i, (d, f) in enumerate(zip(result.drafts, made))],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -428,19 +426,19 @@ def _same(value: str | None, other: str | None) -> str | int | None:
     return 0 if value == other else value
 
 
-def _as_fact(draft: Draft) -> bool:
-    """Whether the entry keeps the draft as its fact's values: no label for the store to settle,
-    and derived from what it says."""
-    return not draft.label and draft.derived is not None and fits(draft.derived, draft)
+def _as_fact(draft: Draft, fact: Fact | None) -> Fact | None:
+    """The fact the entry keeps the draft as, when finish made it (the draft's line and claim),
+    no label is left for the store to settle, and it was derived from what the draft says; None
+    keeps the draft as its draft row."""
+    if fact is None or fact[_F_LINE] != draft.line or fact[_F_CLAIM] is not draft.claim or draft.label:
+        return None
+    return fact if draft.derived is not None and fits(draft.derived, draft) else None
 
 
-def _fact_row(draft: Draft, fact: Fact | None = None) -> list[Any]:
-    """The draft's fact row: of its fact (the values finish placed), else of the draft."""
-    if fact is not None and fact[_F_LINE] == draft.line and fact[_F_CLAIM] is draft.claim:
-        row: list[Any] = list(fact)
-        row[_F_PATH] = row[_F_ORDER] = 0
-    else:
-        row = draft_values(draft, draft.derived, 0)  # type: ignore[arg-type]  # _as_fact: derived
+def _fact_row(fact: Fact, named: bool) -> list[Any]:
+    """A fact as an entry keeps it (`named`: whether its draft's entity was written)."""
+    row: list[Any] = list(fact)
+    row[_F_PATH] = row[_F_ORDER] = 0
     row[_F_FIDELITY] = _VALUES[row[_F_FIDELITY]]
     if row[_F_NORM] == row[_F_BODY]:
         row[_F_NORM] = 0
@@ -448,7 +446,7 @@ def _fact_row(draft: Draft, fact: Fact | None = None) -> list[Any]:
         row[_F_BODY] = 0
     if row[_F_WRITTEN] == row[_F_ENTITY]:
         row[_F_WRITTEN] = 0
-    row.append(draft.named)
+    row.append(named)
     return row
 
 

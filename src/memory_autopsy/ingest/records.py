@@ -160,14 +160,8 @@ def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
     return ordered(values_of(row, derived, row[_PATH_AT]), order)
 
 
-def draft_values(draft: Draft, derived: Derived, path: str | int) -> list[Any]:
-    """The values of the fact `finish` makes of a draft with this derivation, its order left to
-    `ordered` (the parse cache keeps them as a row, `path` as it names the file)."""
-    return values_of(_FIELDS(draft), derived[3:], path)
-
-
-def values_of(row: Sequence[Any], derived: Sequence[Any], path: str | int) -> list[Any]:
-    """A fact's values in `_FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
+def values_of(row: Sequence[Any], derived: Sequence[Any], path: str) -> list[Any]:
+    """A fact's values in `FACT_FIELDS` order, its order left to `ordered`, of a draft's fields
     and its derivation as `freeze` reads them. A derived value written 0 is the same as the one
     it repeats (a derived slot, value or id as written, a norm as the stripped claim, a stripped
     claim as the claim): the parse cache hands over a row it read this way, so a draft whose
@@ -201,11 +195,11 @@ def row_digest(fact: Fact) -> str:
 
 
 def ordered(values: list[Any], order: int) -> Fact:
-    """The fact of its values in `_FACT_FIELDS` order (`values_of`), its order placed."""
+    """The fact of its values in `FACT_FIELDS` order (`values_of`), its order placed."""
     values[_ORDER_AT] = order
     if _POSITIONAL:  # a million facts: a tuple built in place, not 29 keyword arguments
         return _new_tuple(Fact, values)
-    named: dict[str, Any] = dict(zip(_FACT_FIELDS, values))
+    named: dict[str, Any] = dict(zip(FACT_FIELDS, values))
     return Fact(**named)
 
 
@@ -219,15 +213,15 @@ def ordered_run(values: list[list[Any]], first: int) -> Iterator[Fact]:
 
 
 # The order `finish` lists a fact's fields in; should Fact ever change, keywords take over.
-FACT_FIELDS = _FACT_FIELDS = (
+FACT_FIELDS = (
     "id", "entity", "slot", "value", "claim", "observed_at", "valid_from", "valid_to", "source",
     "source_class", "fidelity", "status_verb", "path", "line", "aliases", "written_entity", "shape",
     "id_given", "suppress", "order", "qualifier", "body", "kind", "status", "entry", "obs", "end_line",
     "norm", "cues",
 )
-_POSITIONAL = Fact._fields == _FACT_FIELDS
-_ORDER_AT = _FACT_FIELDS.index("order")
-_FIDELITY_AT = _FACT_FIELDS.index("fidelity")
+_POSITIONAL = Fact._fields == FACT_FIELDS
+_ORDER_AT = FACT_FIELDS.index("order")
+_FIDELITY_AT = FACT_FIELDS.index("fidelity")
 DRAFT_FIELDS = tuple(f.name for f in fields(Draft))  # a draft's positional order (the parse cache's rows)
 _FIELDS = attrgetter(*DRAFT_FIELDS[: DRAFT_FIELDS.index("end_line") + 1])  # what `freeze` reads of a draft
 _PATH_AT = DRAFT_FIELDS.index("path")
