@@ -8,7 +8,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, normalize_claim, tokens
+from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, holds_any, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
     NEGATIONS,
@@ -16,13 +16,12 @@ from memory_autopsy.vocabulary import (
     Vocabulary,
 )
 
-_NEGATION = lazyre.compile("|".join(re.escape(n) for n in NEGATIONS))
 _VERSION = lazyre.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 # DOTALL: without it a newline later in the claim fails `.+$` once per "for" / "as" before it.
 _QUALIFIER = lazyre.compile(r"\s(?:for|as)\s+(?P<q>.+)", re.S)
 _VALUE_END = lazyre.compile(r"\s(?:for|as|since|until|from|because|when|after|before|on|in)\s|[,;(]")
 _DIGITS = lazyre.compile(r"\d+")
-_STATUS_HINT = lazyre.compile("|".join(sorted(STATUS_VERBS)))  # any status verb, inside a word or not
+_STATUS_HINT = tuple(sorted(STATUS_VERBS))  # any status verb, inside a word or not
 # A claim states its frame in its first few verbs; each one tried costs a pass over the rest of
 # the claim, so `uses , ` repeated thousands of times must not be tried thousands of times.
 MAX_FRAMES = 16
@@ -191,7 +190,7 @@ def anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | Non
 @lru_cache(maxsize=65536)
 def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | None:
     text = " " + fold(body).strip().rstrip(".") + " "
-    if _NEGATION.search(text) or find_transition(body, vocabulary):
+    if holds_any(text, NEGATIONS) or find_transition(body, vocabulary):
         return None
     pattern = _anchor_pattern(vocabulary)
     for match in islice(pattern.finditer(text), MAX_FRAMES):
@@ -243,7 +242,7 @@ def status_verb(body: str, vocabulary: Vocabulary) -> str | None:
     if transition is not None:
         return transition.trigger
     folded = fold(body)
-    if _STATUS_HINT.search(folded) is None:  # a status verb among its words is in its text
+    if not holds_any(folded, _STATUS_HINT):  # a status verb among its words is in its text
         return None
     for word in folded_tokens(folded):
         if word in STATUS_VERBS:

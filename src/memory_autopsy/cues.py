@@ -22,6 +22,7 @@ from functools import lru_cache
 from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
 from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.normalize import holds_any
 from memory_autopsy.vocabulary import Vocabulary
 
 # --- quantities (numeric drift) ---------------------------------------------------------------
@@ -50,12 +51,7 @@ def _may_hold(claim: str, lowered: str, words: tuple[str, ...]) -> bool:
     claim: a substring test of the lower-cased text, much cheaper than a case-blind search. A
     non-ASCII claim always can: a case-blind `i`, `k` or `s` also matches `ı`, `İ`, `K` or `ſ`,
     which lower-casing keeps apart, so the pattern itself decides there."""
-    if not claim.isascii():
-        return True
-    for word in words:  # a loop: a generator costs more than the tests on a short claim
-        if word in lowered:
-            return True
-    return False
+    return not claim.isascii() or holds_any(lowered, words)
 
 
 @lru_cache(maxsize=65536)
@@ -112,11 +108,10 @@ def retiring_words(lexicon: Lexicon) -> frozenset[str]:
 
 
 @lru_cache(maxsize=8)
-def rejection_hint(retiring: frozenset[str]) -> re.Pattern[str]:
-    """Words one of which every rejecting claim holds (a prohibition or a retirement word), as
-    one search over the lower-cased text: cheaper than a test per word."""
-    words = sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()})
-    return re.compile("|".join(re.escape(w) for w in words))
+def rejection_words(retiring: frozenset[str]) -> tuple[str, ...]:
+    """Words one of which every rejecting claim holds (a prohibition or a retirement word), for
+    a substring test of the lower-cased text (`normalize.holds_any`)."""
+    return tuple(sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()}))
 
 
 def open_mark(claim: str, marks: tuple[str, ...]) -> str:
@@ -163,7 +158,7 @@ def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
         bits |= REPLACES
     if USES.match(claim):
         bits |= USES_TOOL
-    if not norm or rejection_hint(retiring_words(lexicon)).search(norm):
+    if not norm or holds_any(norm, rejection_words(retiring_words(lexicon))):
         bits |= REJECTS  # an empty body: the layer reads another text of the fact
     if open_mark(claim, lexicon.open_question_words):
         bits |= OPEN

@@ -68,6 +68,16 @@ def stem(word: str) -> str:
     return word
 
 
+def holds_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether any of `words` occurs in `text`, as a search of their alternation says: a
+    substring test each, in C, where the regular expression tried every branch at every place
+    (about three times as long on a claim)."""
+    for word in words:  # a loop: a generator costs more than the tests on a short claim
+        if word in text:
+            return True
+    return False
+
+
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 

@@ -14,8 +14,9 @@ FINGERPRINT_VERSION = "v1"
 
 
 def fact_key(fact: Fact) -> str:
-    """A fact's identity in fingerprints: its content, never its line or the working directory."""
-    return normalize_claim(fact_body(fact))
+    """A fact's identity in fingerprints: its content, never its line or the working directory.
+    The reader normalized the body already (`Context.norm_body` reads it the same way)."""
+    return fact.norm or normalize_claim(fact_body(fact))
 
 
 def fingerprint(rule: str, entity: str, parts: Iterable[str]) -> str:

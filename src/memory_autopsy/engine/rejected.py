@@ -16,10 +16,11 @@ import re
 from collections.abc import Iterator
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import REJECTS, rejection_hint, retiring_words
+from memory_autopsy.cues import REJECTS, rejection_words, retiring_words
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import holds_any
 
 # A code-like name: snake_case, dotted.name, a/path or path/, camelCase. Segments never hold a
 # separator, so a name parses one way only (no backtracking on a long run of them).
@@ -84,11 +85,11 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
     no order with anything), else the newest (a line dated after it may have brought the name
     back). One per name keeps the lookup per claim constant."""
     retiring = retiring_words(ctx.lexicon)
-    hint = rejection_hint(retiring)
+    hint = rejection_words(retiring)
     found: dict[str, Fact] = {}
     for fact in ctx.cued(REJECTS):
         text = ctx.norm_body(fact)  # lower-cased once for every layer: a substring test is cheap
-        if not hint.search(text):
+        if not holds_any(text, hint):
             continue
         claim = fact.claim
         names = [m["name"] for m in _PROHIBITION.finditer(claim)]
