@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import string
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -16,8 +15,10 @@ from memory_autopsy import lazyre
 
 _PUNCT = lazyre.compile(r"[^\w\s.]|(?<!\d)\.|\.(?!\d)|_", re.UNICODE)
 # ASCII punctuation but the dot, as bytes: bytes.translate reads a 256-byte table, where
-# str.translate looks each character up in a dict.
-_PUNCT_BUT_DOT = string.punctuation.replace(".", "").encode()
+# str.translate looks each character up in a dict. The printable characters that are neither
+# letters, digits nor blanks are `string.punctuation`: spelled out, a run on a small file does
+# not import `string` (which compiles its Template pattern on import) for one constant.
+_PUNCT_BUT_DOT = bytes(c for c in range(33, 127) if not chr(c).isalnum() and c != ord("."))
 _ASCII_PUNCT = bytes.maketrans(_PUNCT_BUT_DOT, b" " * len(_PUNCT_BUT_DOT))
 _LONE_DOT = lazyre.compile(r"(?<!\d)\.|\.(?!\d)")
 _TOKEN = lazyre.compile(r"[a-z0-9]+(?:\.[0-9]+)*", re.UNICODE)
