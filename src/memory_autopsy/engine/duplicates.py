@@ -31,7 +31,6 @@ Key = int
 def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
     """Later copies of a claim already stored for the same entity; returns their orders too.
     Facts inside a copied block are reported once, for the block."""
-    first: dict[tuple[str, str, str | None, str | None], Fact] = {}
     findings: list[Finding] = []
     flagged: set[int] = set(in_blocks or ())
     norm_body, files = ctx.norm_body, ctx.settings.focus
@@ -41,11 +40,14 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
     for form, facts in ctx.by_entity.items():
         if not ctx.in_focus(form):
             continue
+        # A table per entity (a copy is of the same entity): one for the whole store outgrows the
+        # processor's caches on a large store, and each lookup then waits on memory.
+        first: dict[tuple[str, str | None, str | None], Fact] = {}
         for fact in facts:
             norm = fact.norm or norm_body(fact)
             if held is not None and norm not in held:
                 continue
-            key = (form, norm, fact.valid_from, fact.valid_to)
+            key = (norm, fact.valid_from, fact.valid_to)
             original = first.setdefault(key, fact)
             if original is fact or fact.order in flagged:
                 continue
