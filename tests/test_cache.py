@@ -538,3 +538,85 @@ def test_a_fact_digest_is_its_values_not_its_objects() -> None:
         done = subprocess.run([sys.executable, "-c", script, str(SRC)], input=json.dumps(values), text=True,
                               capture_output=True, check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         assert done.stdout.strip() == row_digest(fact)
+
+
+FRONT = "---\nname: Billing Database\ndescription: which database billing uses\ntype: project\n---\n\n"
+
+
+def _front_matter_file(folder: Path, front: str = FRONT) -> Path:
+    (folder / "memory").mkdir(exist_ok=True)
+    note = folder / "memory" / "note.md"
+    note.write_text(front + "- uses PostgreSQL 14 for invoices\n- moved to MySQL 8 in 2026-02\n", encoding="utf-8")
+    return note
+
+
+def _lint_in_a_process(folder: Path, note: Path) -> tuple[str, bool]:
+    """A run through the cache in a process of its own: its report as JSON, and whether it
+    imported PyYAML."""
+    code = (
+        "import sys; from memory_autopsy.api import lint; from memory_autopsy.settings import Settings; "
+        "from memory_autopsy.formatters import json_format; "
+        "r = lint([sys.argv[1]], Settings(parse_cache=sys.argv[2])); "
+        "print(json_format.format_report(r)); print('yaml' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, "-c", code, str(note), str(folder / "cache")], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    report, _, imported = done.stdout.rstrip("\n").rpartition("\n")
+    return report, imported == "True"
+
+
+def _plain_report(note: Path) -> str:
+    from memory_autopsy.formatters import json_format
+
+    return json_format.format_report(lint([str(note)], Settings()))
+
+
+def test_an_edit_below_unchanged_front_matter_reads_it_back_without_yaml(tmp_path: Path) -> None:
+    """The front matter's mapping is kept by its text: the next run after an edit to the body
+    (a commit to a memory file) reads it back and never imports PyYAML; a changed front matter
+    is read again; every report is a run's without the cache."""
+    note = _front_matter_file(tmp_path)
+    report, imported = _lint_in_a_process(tmp_path, note)
+    assert imported and report == _plain_report(note)
+    with note.open("a", encoding="utf-8") as handle:
+        handle.write("- the nightly export runs at 02:00\n")
+    report, imported = _lint_in_a_process(tmp_path, note)
+    assert not imported and report == _plain_report(note)
+    assert '"Billing Database"' in report  # the front matter named the entity
+    note.write_text(note.read_text(encoding="utf-8").replace("Billing Database", "Ledger"), encoding="utf-8")
+    report, imported = _lint_in_a_process(tmp_path, note)
+    assert imported and report == _plain_report(note) and '"Ledger"' in report
+
+
+def test_front_matter_json_cannot_give_back_is_read_each_time(tmp_path: Path) -> None:
+    """A date (PyYAML makes it a `datetime.date`) or a nested key that is not a string would
+    come back from JSON as another value: such a mapping is not kept, and every run reads it
+    with PyYAML."""
+    for front in ("---\nname: Ledger\nupdated: 2026-01-05\n---\n\n", "---\nname: Ledger\nmetadata:\n  1: one\n---\n\n"):
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        note = _front_matter_file(folder, front)
+        for _ in range(2):
+            report, imported = _lint_in_a_process(folder, note)
+            assert imported and report == _plain_report(note)
+            with note.open("a", encoding="utf-8") as handle:
+                handle.write("- another line\n")
+
+
+def test_a_damaged_front_matter_entry_is_read_again_and_rewritten(tmp_path: Path) -> None:
+    note = _front_matter_file(tmp_path)
+    cached = Settings(parse_cache=str(tmp_path / "cache"))
+    expected = _plain_report(note)
+    lint([str(note)], cached)
+    (entry,) = [e for e in (tmp_path / "cache").rglob("*.json") if '"result"' in e.read_text(encoding="utf-8")]
+    from memory_autopsy.formatters import json_format
+
+    for damaged in ('{"result": [["name", {"1": 2, "x": [1.5, null]}], 7], "drafts": []}',
+                    '{"result": [["name"]], "drafts": []}', '{"result": [[1, "x"]], "drafts": []}', "{"):
+        entry.write_text(damaged, encoding="utf-8")
+        with note.open("a", encoding="utf-8") as handle:  # the file's own entry misses
+            handle.write("- one more line\n")
+        expected = _plain_report(note)
+        assert json_format.format_report(lint([str(note)], cached)) == expected
+        assert entry.read_text(encoding="utf-8") != damaged  # rewritten

@@ -100,14 +100,14 @@ def test_front_matter_reads_as_pyyamls_own_safe_loader(text: str) -> None:
     own safe loader reads it: where libyaml refuses the text, PyYAML's parser reads it again."""
     import yaml
 
-    from memory_autopsy.ingest.frontmatter import _load
+    from memory_autopsy.ingest.frontmatter import load_mapping
 
     try:
         data = yaml.load(text, Loader=yaml.SafeLoader)
     except (yaml.YAMLError, RecursionError):
         data = None
     expected = {str(k).lower(): v for k, v in data.items()} if isinstance(data, dict) else {}
-    assert repr(_load(text)) == repr(expected)
+    assert repr(load_mapping(text)) == repr(expected)
 
 
 def test_wrapped_and_nested_bullets(tmp_path: Path) -> None:

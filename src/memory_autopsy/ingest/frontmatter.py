@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 MAX_LINES = 500
 
+# What reads a front matter block's text into its mapping: `load_mapping`, or the parse cache's
+# keeping of what it read (`ParseCache.front_matter`).
+Loader = Callable[[str], dict[str, Any]]
 
-def read_front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
+
+def read_front_matter(lines: list[str], load: Loader | None = None) -> tuple[dict[str, Any], int]:
     """Return (the front matter mapping, index of the first body line).
 
     No front matter, or front matter that is not a YAML mapping, gives ({}, 0) when there is
@@ -17,11 +22,12 @@ def read_front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
         return {}, 0
     for index in range(1, min(len(lines), MAX_LINES)):
         if lines[index].strip() in ("---", "..."):
-            return _load("\n".join(lines[1:index])), index + 1
+            return (load or load_mapping)("\n".join(lines[1:index])), index + 1
     return {}, 0
 
 
-def _load(text: str) -> dict[str, Any]:
+def load_mapping(text: str) -> dict[str, Any]:
+    """A front matter block's text as a mapping, its keys lower-cased ({} for anything else)."""
     import yaml  # only when a file has front matter: keeps the hook's start-up light
 
     # libyaml's parser where PyYAML was built with it (the same safe constructor, six to eight

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
+from memory_autopsy.ingest.frontmatter import Loader
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
@@ -156,7 +157,7 @@ def _why_empty(source: Source) -> str:
     return f"read as {dialect.system}: no list item, table row, record or sentence holds a claim"
 
 
-def parse_source(source: Source, lexicon: Lexicon | None = None) -> JsonResult:
+def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: Loader | None = None) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
     if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return _json_lines_bytes(source)
@@ -168,12 +169,13 @@ def parse_source(source: Source, lexicon: Lexicon | None = None) -> JsonResult:
     stem = Path(source.path).stem
     suffix = Path(source.path).suffix.lower()
     if suffix in (".md", ".markdown", ".mdc"):
-        return _markdown(text, source.path, stem, lexicon)
+        return _markdown(text, source.path, stem, lexicon, front_matter)
     if suffix == ".jsonl":
         lines = text.splitlines()
         del text
         return parse_json_lines(lines, source.path, stem)
-    return _json_or_markdown(text, source.path, stem, strict=suffix == ".json", lexicon=lexicon)
+    return _json_or_markdown(text, source.path, stem, strict=suffix == ".json", lexicon=lexicon,
+                             front_matter=front_matter)
 
 
 def _json_lines_bytes(source: Source) -> JsonResult:
@@ -199,7 +201,7 @@ def _parse_cached(
     if body is None:  # anything else is cached whole
         result = cache.get(source.path, source.data, kept=True)
         if result is None:
-            result = parse_source(source, lexicon)
+            result = parse_source(source, lexicon, cache.front_matter)
             cache.defer(source.path, source.data, result)
         origins.append(result)
         return result
@@ -350,15 +352,17 @@ def _unusable(source: Source) -> Problem | None:
     return None
 
 
-def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None) -> JsonResult:
+def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None,
+              front_matter: Loader | None = None) -> JsonResult:
     from memory_autopsy.ingest.markdown import parse_markdown  # a warm run reads no markdown
 
-    parsed = parse_markdown(text, path, stem, lexicon)
+    parsed = parse_markdown(text, path, stem, lexicon, front_matter)
     return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
 def _json_or_markdown(
-    text: str, path: str, stem: str, *, strict: bool, lexicon: Lexicon | None = None
+    text: str, path: str, stem: str, *, strict: bool, lexicon: Lexicon | None = None,
+    front_matter: Loader | None = None,
 ) -> JsonResult:
     try:
         document = json.loads(text)
@@ -370,7 +374,7 @@ def _json_or_markdown(
             lineno = getattr(error, "lineno", 1)
             message = getattr(error, "msg", str(error))
             return JsonResult(problems=[Problem(path, 1, f"malformed JSON (line {lineno}): {message}")])
-        return _markdown(text, path, stem, lexicon)
+        return _markdown(text, path, stem, lexicon, front_matter)
     except RecursionError:
         return JsonResult(problems=[Problem(path, 1, "JSON nested too deeply")])
     return parse_json_document(document, text, path, stem)

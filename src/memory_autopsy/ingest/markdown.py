@@ -24,7 +24,7 @@ from memory_autopsy.ingest.annotations import (
     strip_emphasis,
 )
 from memory_autopsy.ingest.blocks import Block, iter_blocks
-from memory_autopsy.ingest.frontmatter import read_front_matter, scalar
+from memory_autopsy.ingest.frontmatter import Loader, read_front_matter, scalar
 from memory_autopsy.ingest.reading import (
     cell_status,
     date_label,
@@ -96,10 +96,12 @@ class MarkdownResult:
 
 
 def parse_markdown(
-    text: str, path: str, default_entity: str, lexicon: Lexicon | None = None
+    text: str, path: str, default_entity: str, lexicon: Lexicon | None = None,
+    front_matter: Loader | None = None,
 ) -> MarkdownResult:
+    """`front_matter` reads a front matter block into its mapping (PyYAML by default)."""
     lines = text.splitlines()
-    meta, start = read_front_matter(lines)
+    meta, start = read_front_matter(lines, front_matter)
     parser = _Parser(path, meta, default_entity, lexicon or default_lexicon())
     for block in iter_blocks(lines, start):
         parser.block(block)
