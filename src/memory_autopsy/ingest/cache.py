@@ -204,9 +204,8 @@ class ParseCache:
         """A front matter block's mapping (`frontmatter.load_mapping`), kept by its text as a
         `memo` of its (key, value) pairs: an edit to a memory file's body reads its unchanged
         front matter back, and a run that reads no new front matter never imports PyYAML
-        (about 15 ms of the hook on a commit, as much again as the rest of reading the file).
-        A mapping JSON would not give back as it is (a date, a key that is not a string) is
-        not kept."""
+        (13-20 ms of the hook on a commit). A mapping JSON would not give back as it is (a
+        date, a nested key that is not a string) is not kept: it is read each time."""
         pairs = self.memo("front matter", [text], lambda: [[k, v] for k, v in load_mapping(text).items()],
                           _kept_pair)
         return dict(pairs)
