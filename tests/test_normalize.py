@@ -37,3 +37,11 @@ def test_holds_any_says_what_a_search_of_the_alternation_says(text: str) -> None
 
 def test_holds_any_of_no_words_holds_nothing() -> None:
     assert holds_any("anything", ()) is False
+
+
+def test_few_words_are_tested_and_many_are_left_to_the_search() -> None:
+    from memory_autopsy.normalize import FEW_WORDS, few_words
+
+    assert few_words({"a.md", "b"}) is not None and sorted(few_words({"a.md", "b"}) or ()) == ["a.md", "b"]
+    assert few_words(str(n) for n in range(FEW_WORDS)) is not None
+    assert few_words(str(n) for n in range(FEW_WORDS + 1)) is None

@@ -69,6 +69,17 @@ def stem(word: str) -> str:
     return word
 
 
+# Up to this many words, `holds_any` costs less than one search of a pattern over a line: a
+# layer that would search every line for a few names tests them first (`few_words`).
+FEW_WORDS = 16
+
+
+def few_words(words: Iterable[str]) -> tuple[str, ...] | None:
+    """The words for `holds_any` when there are few enough to test before a search; else None."""
+    held = tuple(words)
+    return held if len(held) <= FEW_WORDS else None
+
+
 def holds_any(text: str, words: tuple[str, ...]) -> bool:
     """Whether any of `words` occurs in `text`, as a search of their alternation says: a
     substring test each, in C, where the regular expression tried every branch at every place

@@ -20,7 +20,7 @@ from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import fold, holds_any
+from memory_autopsy.normalize import few_words, fold, holds_any
 
 NOTICE_LINES = 20  # a retirement notice opens the file (after its front matter and title)
 MIN_STEM = 6  # shorter stems ("notes", "todo") are ordinary words
@@ -41,12 +41,12 @@ def find(ctx: Context) -> Iterator[Finding]:
             if len(name) >= MIN_STEM or "_" in name or "-" in name:
                 names[name] = retired
     seen: set[tuple[str, int]] = set()
-    held = tuple(names)
+    held = few_words(names)
     for fact in ctx.active:
         if fact.path in notices or fact.valid_to or (fact.path, fact.line) in seen:
             continue
         text = fold(fact.claim)
-        if not holds_any(text, held):
+        if held is not None and not holds_any(text, held):
             continue  # a candidate is a piece of the line: a line holding no name names none
         words = _WORD.findall(text)
         if any(w.strip(".") in ctx.lexicon.deprecation_words for w in words):

@@ -17,10 +17,9 @@ from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import quote
 from memory_autopsy.engine.rejected import NAME_ANYWHERE, stale_by_name
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import holds_any
+from memory_autopsy.normalize import few_words, holds_any
 
 KEEP = 2
-FEW_NAMES = 16  # up to here a substring test per name costs less than one search of the pattern
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -57,7 +56,7 @@ def _statements(facts: Sequence[Fact], wanted: set[str], marks: tuple[str, ...])
     newest: dict[str, list[Fact]] = {}
     # A wanted name a claim states is a piece of its text: with a few names wanted, a claim
     # holding none of them is passed over without the name pattern's search.
-    held = tuple(wanted) if len(wanted) <= FEW_NAMES else None
+    held = few_words(wanted)
     for fact in facts:
         if fact.kind in ("guideline", "task"):
             continue
