@@ -80,7 +80,11 @@ def _parse_str(value: str) -> str | None:
 _WIDE = {0xFF10 + i: 0x30 + i for i in range(10)} | {
     0xFF0D: 0x2D, 0xFF0F: 0x2F, 0xFF1A: 0x3A, 0x3000: 0x20, 0xFF08: 0x28, 0xFF09: 0x29,
 }
-_YEAR = lazyre.compile(r"\d{4}")
+# A year of four digits, what every date shape holds: the test a line takes before a date is
+# looked for in it. Spelled digit by digit, the search starts only at a digit (the engine scans
+# for the class a pattern opens with), where `\d{4}` was tried at every place of the line.
+YEAR = r"\d\d\d\d"
+_YEAR = lazyre.compile(YEAR)
 _CJK_DATE = lazyre.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
 _PROSE_DATE = lazyre.compile(
     rf"(?<![0-9.])(?:{DATE_PATTERN}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I

@@ -6,13 +6,18 @@ import re
 from dataclasses import dataclass
 
 from memory_autopsy import lazyre
-from memory_autopsy.dates import DATE_PATTERN, parse_date
+from memory_autopsy.dates import DATE_PATTERN, YEAR, parse_date
+from memory_autopsy.normalize import holds_any
 
 # Every pattern here runs on memory content, so each is linear in the line: no two unbounded
 # quantifiers over the same characters sit side by side (a run of spaces between them is tried
 # at every split point), names are bounded, and whitespace the code strips anyway is left to
 # the bounded name instead of a second `\s*`.
-_ENTITY = r"(?P<entity>[^:=\"()\n<>`{}]{1,80}?)"  # never code: `<button wire:click="x">`
+# The entity is never code (`<button wire:click="x">`). It is the run of its characters up to
+# the first `(` or `:` (what the aliases and the slot open with), which it cannot hold: taken
+# whole, where a lazy run tried what follows it after each character, it splits the line the
+# same way.
+_ENTITY = r"(?P<entity>[^:=\"()\n<>`{}]{1,80})"
 _AKA = r"(?:\((?:aka|a\.k\.a\.|alias(?:es)?)(?:\s*:)?(?P<aka>[^)]*)\)\s*)?"
 _KEY, _MORE_WORDS = r"[A-Za-z_][\w.\-]*", r"(?:\s[\w.\-]+){0,2}?"
 _SLOT = rf"(?P<slot>{_KEY}{_MORE_WORDS})"
@@ -40,9 +45,10 @@ _OBS_PAREN = lazyre.compile(
     rf"\(\s*(?:(?:observed|seen|as of|updated|verified|on)\s*)?(?::\s*)?(?P<date>{DATE_PATTERN})\s*\)", re.I
 )
 _LEAD_DATE = lazyre.compile(rf"^\[?\s*(?P<date>{DATE_PATTERN})\s*(?:\]\s*)?(?:[-:–—]\s*)?", re.I)
-_YEAR = lazyre.compile(r"\d{4}")
+_YEAR = lazyre.compile(YEAR)
 _QUOTED = lazyre.compile(r"\"([^\"]+)\"|'([^']+)'")
 _EMPHASIS = lazyre.compile(r"(\*\*|__|`)")
+_EMPHASIS_MARKS = ("**", "__", "`")
 
 
 @dataclass
@@ -58,6 +64,8 @@ class Annotations:
 
 
 def strip_emphasis(text: str) -> str:
+    if not holds_any(text, _EMPHASIS_MARKS):  # what _EMPHASIS matches: nothing to remove
+        return text.strip()
     return _EMPHASIS.sub("", text).strip()
 
 

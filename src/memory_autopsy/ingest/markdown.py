@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.dates import find_dates, parse_date
+from memory_autopsy.dates import YEAR, find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
     EXPLICIT,
@@ -44,7 +44,7 @@ _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
 # Every date find_dates reads holds a four-digit year: a line without one is not searched.
-_YEAR = lazyre.compile(r"\d{4}")
+_YEAR = lazyre.compile(YEAR)
 _ALNUM = lazyre.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",

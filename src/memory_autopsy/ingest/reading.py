@@ -16,6 +16,9 @@ from memory_autopsy.lexicon import Lexicon
 _TWO_WORDS = lazyre.compile(r"([^\W\d_][\w'’-]*)(?:[\W\d_]*([^\W\d_][\w'’-]*))?")
 _LEAD_NOISE = lazyre.compile(r"[\s*_`>#~\-–—:.\[\]()0-9]*")
 _PAREN = lazyre.compile(r"[(（]([^()（）]{1,40})[)）]")
+# _PAREN on ASCII text, where it can only open and close on `(` and `)`: opened by a character
+# rather than a class, the search goes from one `(` to the next.
+_ASCII_PAREN = lazyre.compile(r"\(([^()]{1,40})\)")
 # The label keeps its own trailing blanks (callers strip it): a `\s*` before the colon would
 # rescan a run of spaces once per label length. Its name is greedy: the class stops at the
 # colon and the star, so the one length that can match is where the run ends.
@@ -29,7 +32,9 @@ _MARKS = lazyre.compile(r"[*_`]")
 # Tried only where a run of blanks starts, as _STAMP.
 _TRAILING_PAREN = lazyre.compile(r"(?<!\s)\s*[(（][^()（）]*[)）]$")
 _BLANKS = lazyre.compile(r"\s+")
-_DAY = lazyre.compile(r"\d{4}-\d{2}-\d{2}")
+# What _STAMP needs of a line: a day's dashes. Opened by the dash, the search goes from one
+# dash to the next (`\d{4}-…` was tried at every place of the line).
+_DAY_DASHES = lazyre.compile(r"-\d\d-\d\d")
 _NOT_A_NAME = lazyre.compile(r"[/\\\[\]{}<>|]")
 _SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
@@ -45,7 +50,7 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
         if marker in head or marker in tail:
             return status
     if "(" in text or "（" in text:
-        for match in _PAREN.finditer(text):
+        for match in (_ASCII_PAREN if text.isascii() else _PAREN).finditer(text):
             word = match.group(1).strip().strip("*_").casefold()
             if word in lexicon.status_words:
                 return lexicon.status_words[word]
@@ -53,7 +58,7 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
 
 
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
-    if "-" in text and _DAY.search(text):  # what _STAMP needs (a day's dashes): its search costs
+    if "-" in text and _DAY_DASHES.search(text):  # _STAMP's search costs more
         text = _STAMP.sub("", text, count=1)
     statuses = lexicon.status_words
     plain = text.isascii()
