@@ -109,3 +109,28 @@ def test_a_lone_dot_is_the_dot_the_lookbehind_found() -> None:
     cases = [*LINES, "1.", ".1", "a.b", "..", "1..2", "v1.2.3.", "٣.٤", ". 1.x", "x.1"]
     assert [line for line in cases if _LONE_DOT.sub(" ", line) != lone.sub(" ", line)] == []
     assert [line for line in cases if _PUNCT.sub(" ", line) != punct.sub(" ", line)] == []
+
+
+MONTH_CASES = [
+    "Sept 5, 2025", "sep 5 2025", "September 2025", "May 2025", "Mar. 3rd, 2024", "MAY 1 2024", "june 2025",
+    "Jun 2025", "3 Sept. 2025", "12th September, 2025", "Augusta 2025", "Decemberr 5, 2025", "jan 1, 2026 and Feb 2026",
+    "merged on July 3, 2025 (observed Aug 4, 2025)", "2025年3月", "a Sep 2025", "1.Jan 2025", "0Jan 2025",
+]
+
+
+def test_the_month_names_grouped_by_letter_read_each_date_the_flat_alternation_read() -> None:
+    from memory_autopsy import dates
+    from memory_autopsy.ingest import annotations as notes
+
+    flat = "|".join(sorted(dates._MONTHS, key=len, reverse=True))
+    assert dates._MONTH != flat
+    for fast in (dates._PROSE_DATE, dates._MDY, dates._DMY, dates._MY, notes._OBS_PAREN, notes._LEAD_DATE):
+        slow = re.compile(fast.pattern.replace(dates._MONTH, flat), fast.flags)
+        assert slow.pattern != fast.pattern
+        for line in [*LINES, *MONTH_CASES]:
+            found = [(m.span(), m.groups()) for m in fast.finditer(line)]
+            assert found == [(m.span(), m.groups()) for m in slow.finditer(line)], line
+            if fast is not dates._PROSE_DATE:
+                assert bool(fast.fullmatch(line)) is bool(slow.fullmatch(line)), line
+    assert dates.find_dates("merged on July 3, 2025 (observed Aug 4, 2025)") == ["2025-07-03", "2025-08-04"]
+    assert dates.parse_date("Sept 5, 2025") == "2025-09-05" and dates.parse_date("May 2025") == "2025-05"

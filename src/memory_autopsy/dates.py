@@ -21,7 +21,20 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+
+def _by_first_letter(words: list[str]) -> str:
+    """An alternation of `words`, longest first, grouped by their first letter: a search tries
+    one letter per group at each place of a line, not every word (a line is searched for dates
+    at each of its characters). Where a word can match, the words it could be are tried in the
+    same order as in the flat alternation, so the same one matches."""
+    groups: dict[str, list[str]] = {}
+    for word in sorted(words, key=len, reverse=True):
+        groups.setdefault(word[0], []).append(word[1:])
+    return "|".join(f"{letter}(?:{'|'.join(rests)})" for letter, rests in sorted(groups.items()))
+
+
+_MONTH = _by_first_letter(list(_MONTHS))
 
 _ISO = lazyre.compile(
     r"(?P<y>\d{4})[-/](?P<m>\d{1,2})(?:[-/](?P<d>\d{1,2})"
