@@ -85,3 +85,34 @@ def test_a_segment_without_a_wildcard_matches_its_text_alone(segment: str) -> No
         expected = fnmatch(name, segment)
         assert matches(f"{name}/notes.md", f"{segment}/") is (expected and bool(name)), name
         assert matches(f"top/{name}", f"top/{segment}") is (expected and bool(name)), name
+
+
+def _walked(path: str, pattern: str) -> bool:
+    """`matches` without its test of the pattern's literal segments against the path's text."""
+    from memory_autopsy.selection import _reach, compile_glob
+
+    glob = compile_glob(pattern)
+    parts = [part for part in path.split("/") if part and part != "."]
+    reach = _reach(glob.segments, parts) if glob.segments else set()
+    return bool(glob.segments) and (not glob.folder_only and len(parts) in reach or any(0 < j < len(parts) for j in reach))
+
+
+def test_a_path_missing_a_literal_segment_is_told_as_the_walk_tells_it() -> None:
+    """The literal segments tested first give the walk's answer for the default scope, the
+    folders it leaves out and patterns of every shape, on paths built of their segments."""
+    from memory_autopsy.ingest.dialects import DEFAULT_SCOPE, NEVER_MEMORY_FOLDERS
+
+    patterns = [*DEFAULT_SCOPE, *NEVER_MEMORY_FOLDERS, "memory/", "a/./b", "\\*.md", "m?mory/notes.md",
+                "/memory/*.md", "x/**/memory", "Memory/**", "docs"]
+    names = ["memory", ".claude", "memory-bank", "MEMORY.md", "claude.md", "CLAUDE.md", "notes.md", "docs",
+             "x", "a.af", ".serena", "memories", ".cursor", "rules", "r.mdc", "memory.jsonl", "*.md", "a", "b",
+             "memorymemory", "node_modules", ".", ""]
+    rng = random.Random(7)
+    told = {True: 0, False: 0}
+    for _ in range(4000):
+        path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 5)))
+        for pattern in patterns:
+            expected = _walked(path, pattern)
+            assert matches(path, pattern) is expected, (path, pattern)
+            told[expected] += 1
+    assert told[True] > 1000 and told[False] > 1000

@@ -28,6 +28,10 @@ _WILD = frozenset("*?[")  # what fnmatch reads as a pattern; a segment without a
 class Glob(NamedTuple):
     segments: tuple[str, ...]
     folder_only: bool  # a trailing `/`: only what lies under a matching folder
+    # Its segments without a wildcard, as `normcase` writes them: each is one of the path's
+    # segments when the pattern matches, so a piece of the path's text (`_reach` is not walked
+    # for a path missing one: most patterns of the default scope, for most paths).
+    literals: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=256)
@@ -42,7 +46,8 @@ def compile_glob(pattern: str) -> Glob:
             segments.append(segment)  # `**/**` means what `**` means
     if len(segments) > 1 and segments[-1] == ANY:
         folder_only = False  # `dir/**/` reads as `dir/**`, as in pathspec
-    return Glob(tuple(segments), folder_only)
+    literals = tuple(normcase(segment) for segment in segments if segment != ANY and _WILD.isdisjoint(segment))
+    return Glob(tuple(segments), folder_only, literals)
 
 
 def _escaped(pattern: str) -> str:
@@ -117,6 +122,8 @@ def matches(path: str, pattern: str) -> bool:
     """Whether one gitignore-style pattern matches a file's root-relative path."""
     glob = compile_glob(pattern)
     if not glob.segments:
+        return False
+    if glob.literals and not all(map(normcase(path).__contains__, glob.literals)):
         return False
     parts = [part for part in path.split("/") if part and part != "."]
     reach = _reach(glob.segments, parts)
