@@ -133,3 +133,12 @@ def test_the_month_names_grouped_by_letter_read_each_date_the_flat_alternation_r
     assert found > 300
     assert dates.find_dates("merged on July 3, 2025 (observed Aug 4, 2025)") == ["2025-07-03", "2025-08-04"]
     assert dates.parse_date("Sept 5, 2025") == "2025-09-05" and dates.parse_date("May 2025") == "2025-05"
+
+
+def test_find_dates_tests_for_a_year_as_its_search_reads_one() -> None:
+    """Its year test comes first: it must take the wide digits its search reads."""
+    from memory_autopsy.dates import find_dates
+
+    assert find_dates("２０２５年３月 に移行") == ["2025-03"]
+    assert find_dates("merged ２０２５-０３-０１") == ["2025-03-01"]
+    assert find_dates("Merged on July 3, 2025") == ["2025-07-03"] and find_dates("port 808 on May 3") == []

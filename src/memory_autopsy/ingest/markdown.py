@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.dates import YEAR, find_dates, parse_date
+from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
     EXPLICIT,
@@ -43,8 +43,6 @@ _REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s
 _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
-# Every date find_dates reads holds a four-digit year: a line without one is not searched.
-_YEAR = lazyre.compile(YEAR)
 _ALNUM = lazyre.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
@@ -367,7 +365,7 @@ class _Parser:
         # "2026-12-06"` was not observed on that day), as a JSON record's value is: its claim is
         # read up to the quoted value, which ends it.
         written = draft.claim if draft.fidelity is not Fidelity.FULL else draft.claim[: -len(draft.value) - 2]
-        prose = find_dates(written) if line_date is None and _YEAR.search(written) else []
+        prose = find_dates(written) if line_date is None else []
         self.pending.append(_Pending(
             draft, line_date, self.stamp, self._view.idents, self.entry,
             prose[0] if prose else None,
