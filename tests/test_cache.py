@@ -101,6 +101,27 @@ def test_a_fact_row_of_another_shape_is_a_miss_and_rewritten(tmp_path: Path) -> 
     assert load_store([str(memory)], settings).facts == expected == load_store([str(memory)]).facts
 
 
+def test_a_jsonl_store_is_kept_as_fact_rows(tmp_path: Path) -> None:
+    """A JSONL store's canonical records are read whole (no draft) and kept as their facts' rows,
+    a line of another shape in its place: a warm run places the rows as they are."""
+    from memory_autopsy.ingest import cache
+    from memory_autopsy.model import RECORD_FIELDS
+
+    base = {name: None for name in RECORD_FIELDS} | {"entity": "billing", "slot": "", "value": ""}
+    lines = [json.dumps(base | {"id": f"r{k}", "claim": claim}) for k, claim in enumerate(
+        ("uses PostgreSQL 14", "migrated off MySQL 8", "owns the invoices"))]
+    lines.insert(1, json.dumps({"entity": "billing", "fact": "runs nightly"}))
+    memory = tmp_path / "s.jsonl"
+    memory.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    cold = load_store([str(memory)], settings).facts
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    rows = json.loads(entry.read_text(encoding="utf-8"))["drafts"]
+    assert [len(row) for row in rows] == [cache._FACT_ROW] * 4
+    assert [row[cache._F_LINE] for row in rows] == [1, 2, 3, 4]
+    assert load_store([str(memory)], settings).facts == cold == load_store([str(memory)]).facts
+
+
 def test_an_entry_cannot_stand_in_for_another_file(tmp_path: Path) -> None:
     cache = ParseCache(tmp_path / "cache")
     (tmp_path / "a.md").write_text("- a: uses X\n", encoding="utf-8")

@@ -165,6 +165,50 @@ def test_jsonl_canonical_record_keeps_its_id(tmp_path: Path, monkeypatch: pytest
     assert fact.record() == record | {"status_verb": None}
 
 
+def test_jsonl_canonical_record_every_field_in_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A canonical line is read whole, without a draft (records.Record): each of its fields,
+    every one distinct here, lands in its own place of the fact, dates read as dates."""
+    record = dict(id="0000000000000abc", entity="billing-store", slot="tool", value="MySQL 8",
+                  claim='billing-store: tool = "MySQL 8"', observed_at="2026-06-02", valid_from="2026-06-01",
+                  valid_to="2026-12-31", source="infra-doc", source_class="secondary", fidelity="FULL",
+                  status_verb="confirmed")
+    prose = record | dict(id="0000000000000abd", slot="", value="", claim="  uses PostgreSQL 14 for billing ",
+                          observed_at="June 3, 2026", valid_from=None, valid_to=None, source=None,
+                          source_class=None, status_verb=None, fidelity="PARTIAL")
+    lines = "\n" + json.dumps(record) + "\n" + json.dumps(prose) + "\n"
+    full, partial = facts_of(tmp_path, "s.jsonl", lines, monkeypatch)
+    assert full.record() == record
+    assert (full.line, full.shape, full.id_given, full.fidelity) == (2, "json", True, Fidelity.FULL)
+    assert partial.record() == prose | dict(claim="uses PostgreSQL 14 for billing", observed_at="2026-06-03",
+                                            slot="anchor:uses", value="PostgreSQL 14", source_class="unclassified")
+    assert (partial.line, partial.body, partial.kind) == (3, "uses PostgreSQL 14 for billing", "state")
+
+
+def test_a_record_read_whole_makes_the_fact_its_draft_makes() -> None:
+    """records.Record holds a draft's first fields in Draft's order, so `finish` makes the same
+    fact of a record as of a draft of its fields, for records of every shape."""
+    from memory_autopsy.ingest.json_store import parse_json_lines
+    from memory_autopsy.ingest.records import DRAFT_FIELDS, Draft, Record, finish
+    from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
+
+    assert Record._fields == DRAFT_FIELDS[: len(Record._fields)] and Record._fields[-1] == "end_line"
+    base = {name: None for name in RECORD_FIELDS} | {"id": "x1", "entity": "billing", "slot": "", "value": ""}
+    shapes = [
+        {"claim": "uses PostgreSQL 14"}, {"claim": "migrated off MySQL 8", "observed_at": "2026-01-05"},
+        {"claim": "billing: tool = PostgreSQL", "slot": "tool", "value": "PostgreSQL", "status_verb": "reported"},
+        {"claim": " No longer uses Redis ", "source": "runbook", "source_class": "primary", "valid_to": "2026-02-01"},
+        {"claim": "runs 12 tests passing (needs confirmation)", "entity": " Zürich Ops "},
+        {"claim": "Use uv@0.4.1 instead of using pip", "status_verb": " confirmed "},
+        {"claim": "billing: replaced by ledger-v2", "slot": "tool", "value": ""},
+    ]
+    lines = [json.dumps(base | shape | {"id": f"x{k}"}) for k, shape in enumerate(shapes)]
+    items = parse_json_lines(lines, "s.jsonl", "s").items()
+    assert all(isinstance(item, Record) for item in items) and len(items) == len(shapes)
+    for order, record in enumerate(items):
+        assert isinstance(record, Record)
+        assert finish(record, DEFAULT_VOCABULARY, order) == finish(Draft(*record), DEFAULT_VOCABULARY, order)
+
+
 def test_jsonl_records_share_one_copy_of_a_repeated_entity_and_source(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A store repeats its entities and sources record after record: the facts hold one string

@@ -31,7 +31,7 @@ from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from memory_autopsy import __version__
 from memory_autopsy.ingest.frontmatter import load_mapping
@@ -41,6 +41,8 @@ from memory_autopsy.ingest.records import (
     FACT_FIELDS,
     Derived,
     Draft,
+    Item,
+    Record,
     as_settled,
     fits,
 )
@@ -151,18 +153,19 @@ class ParseCache:
         reads it: a cold run derives each draft once, as a run without the cache does, and the
         entry holds the derivation a warm run will use. What settling may change (a labelled
         draft's entity, body, fidelity) is kept as parsed until then."""
-        parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.drafts) if d.label}
+        parsed = {i: (d.entity, d.body, d.fidelity, d.named) for i, d in enumerate(result.items())
+                  if type(d) is Draft and d.label}
         self._pending.append((self.key(path, data, part), result, parsed))
 
-    def last_drafts(self) -> dict[int, int]:
-        """The `id` of each deferred parse's last draft -> the parse's place among them: once
-        that draft is finished, every draft of the parse is (the loader finishes them in order),
-        and `write_deferred` can write its entry and let its drafts go."""
-        return {id(entry[1].drafts[-1]): n for n, entry in enumerate(self._pending)
-                if entry is not None and entry[1].drafts}
+    def last_items(self) -> dict[int, int]:
+        """The `id` of each deferred parse's last item (a draft or a record) -> the parse's
+        place among them: once that item is finished, every item of the parse is (the loader
+        finishes them in order), and `write_deferred` can write its entry and let them go."""
+        return {id(entry[1].items()[-1]): n for n, entry in enumerate(self._pending)
+                if entry is not None and entry[1].items()}
 
     def write_deferred(self, n: int, facts: Sequence[Fact] = ()) -> None:
-        """`facts`: the facts finish made of the parse's drafts, in their order: a fact row is
+        """`facts`: the facts finish made of the parse's items, in their order: a fact row is
         taken from its fact, not made again of the draft."""
         entry, self._pending[n] = self._pending[n], None
         if entry is not None:
@@ -438,15 +441,17 @@ def _plain(value: Any) -> Any:
 
 
 def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None, facts: Sequence[Fact] = ()) -> dict[str, Any]:
-    """`parsed`: the drafts whose labels the store settled since, as they were parsed; `facts`:
-    the drafts' facts, when finish has made them."""
+    """`parsed`: the drafts whose labels the store settled since, as they were parsed (by their
+    place among the items); `facts`: the items' facts, when finish has made them. A parse's
+    items are its drafts and records (records.Record)."""
     parsed = parsed or {}
-    made: Sequence[Fact | None] = facts if len(facts) == len(result.drafts) else [None] * len(result.drafts)
+    # A parse's items: its drafts and records (rows read ready from an entry are never written back).
+    items = cast("Sequence[Draft | Record]", result.items())
+    made: Sequence[Fact | None] = facts if len(facts) == len(items) else [None] * len(items)
     return {
-        "path": result.drafts[0].path if result.drafts else None,
+        "path": items[0].path if items else None,
         "digests": result.digests,
-        "drafts": [_fact_row(kept, d.named) if (kept := _as_fact(d, f)) is not None else _row(d, parsed.get(i))
-                   for i, (d, f) in enumerate(zip(result.drafts, made))],
+        "drafts": [_entry_row(item, fact, parsed.get(i)) for i, (item, fact) in enumerate(zip(items, made))],
         "declarations": [[d.entity, d.path, d.line, d.kind, d.written] for d in result.declarations],
         "problems": [[p.path, p.line, p.message] for p in result.problems],
         "related": sorted(result.related),
@@ -456,6 +461,16 @@ def encode(result: JsonResult, parsed: dict[int, Parsed] | None = None, facts: S
 
 def _same(value: str | None, other: str | None) -> str | int | None:
     return 0 if value == other else value
+
+
+def _entry_row(item: Draft | Record, fact: Fact | None, parsed: Parsed | None) -> list[Any]:
+    """An item of a parse as its entry keeps it: its fact's row, or its draft's."""
+    if isinstance(item, Record):
+        if fact is not None and fact[_F_LINE] == item.line and fact[_F_CLAIM] is item.claim:
+            return _fact_row(fact, False)  # derived as it reads, whatever the store around it
+        return _row(Draft(*item))
+    kept = _as_fact(item, fact)
+    return _fact_row(kept, item.named) if kept is not None else _row(item, parsed)
 
 
 def _as_fact(draft: Draft, fact: Fact | None) -> Fact | None:
@@ -567,7 +582,7 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
     length: a fact row is one longer than a draft row."""
     share = (strings if strings is not None else {}).setdefault
     drafts: list[Draft] = []
-    rows: list[Draft | list[Any]] = []
+    rows: list[Item] = []
     named: list[str] = []
     size = len(DRAFT_FIELDS)
     if data["drafts"] and data["path"] != path:

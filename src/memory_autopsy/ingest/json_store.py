@@ -9,7 +9,7 @@ from itertools import islice
 from typing import Any
 
 from memory_autopsy.dates import find_dates, parse_date
-from memory_autopsy.ingest.records import Draft
+from memory_autopsy.ingest.records import Draft, Item, Record
 from memory_autopsy.model import Declaration, Fidelity, Problem
 
 WRAPPERS = ("facts", "memories", "records", "items", "data", "entries", "observations_list", "results")
@@ -33,11 +33,12 @@ class JsonResult:
     problems: list[Problem] = field(default_factory=list)
     related: set[str] = field(default_factory=set)
     references: list[tuple[int, str]] = field(default_factory=list)
-    # Read from the parse cache: the drafts and, in their places, the rows no store can read
-    # otherwise (no `Label: rest` to settle), each its fact's values for records.ordered
-    # (`drafts` then holds the drafts alone); and the entities those rows name (label settling
-    # reads them).
-    rows: list[Draft | list[Any]] | None = None
+    # The drafts and, in their places, the items that need none (`drafts` then holds the drafts
+    # alone): read from the parse cache, the rows no store can read otherwise (no `Label: rest`
+    # to settle), each its fact's values for records.ordered; read from a JSONL store, its
+    # canonical records (records.Record). And the entities the cache's rows name (label
+    # settling reads them).
+    rows: list[Item] | None = None
     named: list[str] = field(default_factory=list)
     # One string object per distinct entity and source of the file's records: a store repeats
     # them record after record and the decoder makes a new copy of each (a 100k-record store
@@ -48,8 +49,8 @@ class JsonResult:
     # entry, or filled in by the loader once a parsed file's facts are built.
     digests: list[str | None] | None = None
 
-    def items(self) -> Sequence[Draft | list[Any]]:
-        """Drafts and ready rows, in the order the file holds them."""
+    def items(self) -> Sequence[Item]:
+        """Drafts, records and ready rows, in the order the file holds them."""
         return self.drafts if self.rows is None else self.rows
 
 
@@ -98,17 +99,18 @@ def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: i
     own), `strings` the names and sources read before (a store's other spans). The lines are
     taken CHUNK non-blank lines at a time: an iterator of a large store's lines is never held
     whole."""
-    result = JsonResult() if strings is None else JsonResult(strings=strings)
+    items: list[Item] = []
+    result = JsonResult(rows=items) if strings is None else JsonResult(rows=items, strings=strings)
     numbered = enumerate(lines, first)
     pending: list[tuple[int, Any]] = []
     while taken := list(islice(numbered, CHUNK)):
         pending += [(n, line) for n, line in taken if line.strip()]
         del taken
         while len(pending) >= CHUNK:
-            _read_chunk(pending[:CHUNK], path, entity_hint, result)
+            _read_chunk(pending[:CHUNK], path, entity_hint, result, items)
             del pending[:CHUNK]
     if pending:
-        _read_chunk(pending, path, entity_hint, result)
+        _read_chunk(pending, path, entity_hint, result, items)
     return result
 
 
@@ -116,13 +118,17 @@ def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: i
 CHUNK = 20000
 
 
-def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, result: JsonResult) -> None:
-    append = result.drafts.append
+def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, result: JsonResult,
+                items: list[Item]) -> None:
+    """A canonical record goes to `items` (the result's) as it is, a records.Record; any other
+    line is read into drafts, which go to `items` in its place."""
+    append = items.append
+    drafts = result.drafts
     for (number, line), item in zip(numbered, _decode_lines([line for _, line in numbered])):
         if type(item) is dict and len(item) == 12:  # a canonical record, as _read_item reads it
-            draft = _canonical(item, path, number, result.strings)
-            if draft is not None:
-                append(draft)
+            record = _canonical(item, path, number, result.strings)
+            if record is not None:
+                append(record)
                 continue
         if item is _BROKEN:
             try:
@@ -132,7 +138,9 @@ def _read_chunk(numbered: list[tuple[int, Any]], path: str, entity_hint: str, re
                 result.problems.append(Problem(path, number, f"malformed JSON line: {message}"))
                 continue
         if isinstance(item, (dict, str)):
+            read = len(drafts)
             _read_item(item, entity_hint, path, number, result)
+            items += drafts[read:]
         else:
             result.problems.append(Problem(path, number, "a JSON line must be an object or a string"))
 
@@ -377,7 +385,7 @@ _CANONICAL = frozenset(
 )
 
 
-def _canonical(item: dict[str, Any], path: str, line: int, strings: dict[str, str]) -> Draft | None:
+def _canonical(item: dict[str, Any], path: str, line: int, strings: dict[str, str]) -> Record | None:
     """The 12-field record of a canonical store, read without the flexible-key search; its
     entity and source are the first copy `strings` holds."""
     if len(item) != 12 or not _CANONICAL.issuperset(item):
@@ -399,22 +407,22 @@ def _canonical(item: dict[str, Any], path: str, line: int, strings: dict[str, st
     if source:
         source = strings.setdefault(source, source)
     full = bool(slot and value)
-    return Draft(
-        entity=entity, claim=claim, path=path, line=line,
-        fidelity=Fidelity.FULL if full else Fidelity.PARTIAL,
-        slot=slot if full else "", value=value if full else "", body=claim,
-        observed_at=parse_date(observed) if observed else None,
-        valid_from=parse_date(valid_from) if valid_from else None,
-        valid_to=parse_date(valid_to) if valid_to else None,
-        source=source or None, source_class=item["source_class"],
-        status_verb=verb.strip() if verb else "", given_id=given, shape="json",
-    )
+    fidelity = Fidelity.FULL if full else Fidelity.PARTIAL
+    slot, value = (slot, value) if full else ("", "")
+    observed_at = parse_date(observed) if observed else None
+    valid_from = parse_date(valid_from) if valid_from else None
+    valid_to = parse_date(valid_to) if valid_to else None
+    status_verb = verb.strip() if verb else ""
+    # In Record's field order, each value named as its field (keywords cost a run of a million
+    # records a second): the claim is its body, it has no aliases.
+    return Record(entity, claim, path, line, fidelity, slot, value, claim, observed_at, valid_from, valid_to,
+                  source or None, item["source_class"], status_verb, (), given)
 
 
 def _record(item: dict[str, Any], entity: str, path: str, line: int, strings: dict[str, str]) -> Draft | None:
     fast = _canonical(item, path, line, strings)
     if fast is not None:
-        return fast
+        return Draft(*fast)  # a record's fields are a draft's first ones, in order
     get = item.get  # or-chains: this runs once per record of a million-line store
     slot = _text(get("slot") or get("predicate") or get("attribute"))
     value = _text(get("value") or get("object"))

@@ -17,7 +17,7 @@ from memory_autopsy.ingest.frontmatter import Loader
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
-from memory_autopsy.ingest.records import Draft, finish, ordered, ordered_run, row_digest
+from memory_autopsy.ingest.records import Draft, Item, finish, ordered, ordered_run, row_digest
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -84,7 +84,7 @@ def load_sources(
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next)."""
     drafts: list[Draft] = []
-    items: list[Draft | list[Any]] = []  # the drafts, and the parse cache's ready rows in their places
+    items: list[Item] = []  # the drafts, and the parse cache's ready rows in their places
     named: list[str] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
@@ -205,7 +205,7 @@ def _parse_cached(
             cache.defer(source.path, source.data, result)
         origins.append(result)
         return result
-    rows: list[Draft | list[Any]] = []
+    rows: list[Item] = []
     merged = JsonResult(rows=rows)
     stem = Path(source.path).stem
     for start, data in _spans(body):
@@ -236,7 +236,7 @@ def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCach
     A parsed file's entry (or span's) is written once its last draft is finished, with its
     digests and derivations, and each result is let go once read, so the file's drafts go
     then, not at the run's end (a 1M-fact store held every draft, derivation and fact at once)."""
-    last = cache.last_drafts()
+    last = cache.last_items()
     digests: list[str | None] = [None] * len(items)
     start = 0
     origins.reverse()
@@ -253,14 +253,14 @@ def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCach
             kept = result.digests = [None] * (end - start)
         for i in range(start, end):
             item = items[i]
-            drafted = not isinstance(item, list)
-            fact = items[i] = finish(item, vocabulary, i, True, words) if drafted else ordered(item, i)
-            if not (drafted and item.label):
+            ready = isinstance(item, list)
+            fact = items[i] = ordered(item, i) if ready else finish(item, vocabulary, i, True, words)
+            if not (type(item) is Draft and item.label):
                 digest = kept[i - start]
                 if digest is None:
                     digest = kept[i - start] = row_digest(fact)
                 digests[i] = digest
-            if drafted and id(item) in last:
+            if not ready and id(item) in last:
                 cache.write_deferred(last[id(item)], items[start : i + 1])
         start = end
     return items, digests
