@@ -413,8 +413,8 @@ def _canonical(item: dict[str, Any], path: str, line: int, strings: dict[str, st
     valid_from = parse_date(valid_from) if valid_from else None
     valid_to = parse_date(valid_to) if valid_to else None
     status_verb = verb.strip() if verb else ""
-    # In Record's field order, each value named as its field (keywords cost a run of a million
-    # records a second): the claim is its body, it has no aliases.
+    # In Record's field order, each value named as its field (by keyword, a record cost twice
+    # as long to build: 1.2-1.5 µs against 0.5-0.7): the claim is its body, it has no aliases.
     return Record(entity, claim, path, line, fidelity, slot, value, claim, observed_at, valid_from, valid_to,
                   source or None, item["source_class"], status_verb, (), given)
 

@@ -84,7 +84,8 @@ def load_sources(
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next)."""
     drafts: list[Draft] = []
-    items: list[Item] = []  # the drafts, and the parse cache's ready rows in their places
+    # The drafts and, in their places, the records read whole and the parse cache's ready rows.
+    items: list[Item] = []
     named: list[str] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
@@ -233,9 +234,10 @@ def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCach
     fact depends on the rest of the store): read from the entry, or taken now of a parsed
     file's fact. `origins` are the results whose items `items` holds, one after the other: a
     result read whole from an entry (no drafts, a digest for every row) is made in one pass.
-    A parsed file's entry (or span's) is written once its last draft is finished, with its
-    digests and derivations, and each result is let go once read, so the file's drafts go
-    then, not at the run's end (a 1M-fact store held every draft, derivation and fact at once)."""
+    A parsed file's entry (or span's) is written once its last item (a draft or a record) is
+    finished, with its digests and derivations, and each result is let go once read, so the
+    file's drafts go then, not at the run's end (a 1M-fact store held every draft, derivation
+    and fact at once)."""
     last = cache.last_items()
     digests: list[str | None] = [None] * len(items)
     start = 0
