@@ -193,10 +193,10 @@ def finish(draft: Draft | Record, vocabulary: Vocabulary, order: int, keep: bool
     if derived is None or not fits(derived, draft):
         if settled is not None and fits(settled, draft):
             derived = settled
+        elif not keep:  # nothing keeps what was derived: its values go to the fact as they are
+            return freeze(_FIELDS(draft), derivation(draft, vocabulary, lexicon or default_lexicon()), order)
         else:
-            derived = derive(draft, vocabulary, lexicon or default_lexicon())
-            if keep:
-                draft.derived = derived
+            derived = draft.derived = derive(draft, vocabulary, lexicon or default_lexicon())
     return freeze(_FIELDS(draft), derived[3:], order)
 
 
