@@ -123,6 +123,9 @@ class Record(NamedTuple):
 # What a file's reading gives, in the file's order: a draft, a record read whole, or (from the
 # parse cache) a fact's values ready for `ordered`.
 Item = Draft | Record | list[Any]
+# What `derivation` finds: Derived's fields from the slot on (slot, value, qualifier, status
+# verb, id, the claim without its entity, that normalized, its cues).
+Derivation = tuple[str, str, str, str, str, str, str, int]
 
 
 def derive(draft: Draft, vocabulary: Vocabulary, lexicon: Lexicon) -> Derived:
@@ -132,7 +135,7 @@ def derive(draft: Draft, vocabulary: Vocabulary, lexicon: Lexicon) -> Derived:
                                 *derivation(draft, vocabulary, lexicon)))
 
 
-def derivation(draft: Draft | Record, vocabulary: Vocabulary, lexicon: Lexicon) -> tuple[Any, ...]:
+def derivation(draft: Draft | Record, vocabulary: Vocabulary, lexicon: Lexicon) -> Derivation:
     """What `derive` finds of a draft or a record, from its slot on (as `freeze` reads it)."""
     body = draft.body or draft.claim
     slot, value, qualifier = draft.slot, draft.value, ""
