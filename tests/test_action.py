@@ -15,6 +15,7 @@ import pytest
 
 from conftest import ROOT, SHARED, pinned_wheelhouse, pull_request_repo, write
 from memory_autopsy.ci.filters import CACHE_DIR
+from memory_autopsy.ingest.cache import SUFFIX
 
 ACTION = ROOT / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -133,7 +134,7 @@ def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pyte
 
         jsonschema.Draft4Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(log)
 
-    assert list((repo / CACHE_DIR).rglob("*.json"))  # the folder the cache step keeps between runs
+    assert list((repo / CACHE_DIR).rglob(f"*{SUFFIX}"))  # the folder the cache step keeps between runs
     shutil.rmtree(repo / CACHE_DIR)
 
     again = run_steps({"fail-on": "never", "changed-only": "false", "paths": "memory/legacy.md memory/new.md",

@@ -3,36 +3,47 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import EXAMPLES, SRC
 from memory_autopsy.api import lint, load_store
-from memory_autopsy.ingest.cache import ParseCache
+from memory_autopsy.ingest.cache import SUFFIX, ParseCache, entry_parts, load_entry
 from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.settings import Settings
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+ENTRIES = f"*{SUFFIX}"  # a parse entry's file (the engine's shards are JSON)
 
 
-@pytest.mark.parametrize("rows_per_write", [None, 1, 3])
-def test_warm_run_reads_the_same_facts_and_findings(tmp_path: Path, monkeypatch, rows_per_write) -> None:
-    """An entry is written a slice of rows at a time: any slicing reads back alike."""
-    from memory_autopsy.ingest import cache
+def read_entry(path: Path) -> Any:
+    return load_entry(path)
 
-    if rows_per_write is not None:
-        monkeypatch.setattr(cache, "ROWS_PER_WRITE", rows_per_write)
+
+def write_entry(path: Path, value: Any) -> None:
+    path.write_bytes(b"".join(entry_parts(value)))
+
+
+def memo_entry(folder: Path) -> Path:
+    """The one memo entry (look-alike names, front matter) under the folder."""
+    (entry,) = [e for e in folder.rglob(ENTRIES) if "result" in read_entry(e)]
+    return entry
+
+
+def test_warm_run_reads_the_same_facts_and_findings(tmp_path: Path) -> None:
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     paths = [str(REAL), str(EXAMPLES)]
     cold = lint(paths, cached)
-    entries = list((tmp_path / "cache").rglob("*.json"))
+    entries = list((tmp_path / "cache").rglob(ENTRIES))
     assert entries
-    assert sum(len(json.loads(e.read_text(encoding="utf-8"))["drafts"]) for e in entries) == len(cold.facts)
+    assert sum(len(read_entry(e)["drafts"]) for e in entries) == len(cold.facts)
     warm = lint(paths, cached)
     plain = lint(paths, Settings())
     assert cold.facts == warm.facts == plain.facts
@@ -57,11 +68,33 @@ def test_corrupt_and_foreign_entries_are_misses_and_rewritten(tmp_path: Path) ->
     memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
     settings = Settings(parse_cache=str(tmp_path / "cache"))
     expected = load_store([str(memory)], settings).facts
-    (entry,) = list((tmp_path / "cache").rglob("*.json"))
-    for bad in ("{not json", '{"drafts": [[1, 2]]}', json.dumps({"drafts": "x"}), "[]"):
-        entry.write_text(bad, encoding="utf-8")
+    (entry,) = list((tmp_path / "cache").rglob(ENTRIES))
+    good = entry.read_bytes()
+    foreign = [b"".join(entry_parts(v)) for v in ({"drafts": [[1, 2]]}, {"drafts": "x"}, [], 7, {"drafts": [b"x"]})]
+    unchecked = marshal.dumps(read_entry(entry))  # the value without its checksum
+    for bad in (b"{not marshal", b"", good[: len(good) // 2], good[:-1], unchecked, *foreign):
+        entry.write_bytes(bad)
         assert load_store([str(memory)], settings).facts == expected
-        assert json.loads(entry.read_text(encoding="utf-8"))["drafts"]  # rewritten whole
+        assert entry.read_bytes() == good  # rewritten whole
+
+
+def test_any_damaged_byte_of_an_entry_is_a_miss(tmp_path: Path) -> None:
+    """marshal would read many a flipped byte as another value (a line, a date, None for a
+    name): the entry's checksum makes each one a miss."""
+    memory = tmp_path / "m.md"
+    memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n- Deploy: ship on Fridays\n", encoding="utf-8")
+    settings = Settings(parse_cache=str(tmp_path / "cache"))
+    expected = load_store([str(memory)], settings).facts
+    (entry,) = list((tmp_path / "cache").rglob(ENTRIES))
+    good, data = entry.read_bytes(), memory.read_bytes()
+    cache = ParseCache(tmp_path / "cache")
+    assert cache.get(str(memory), data) is not None
+    for at in range(len(good)):
+        for flip in (0x01, 0x80):
+            entry.write_bytes(good[:at] + bytes([good[at] ^ flip]) + good[at + 1 :])
+            assert cache.get(str(memory), data) is None, at
+    assert load_store([str(memory)], settings).facts == expected
+    assert entry.read_bytes() == good  # rewritten
 
 
 def test_a_fact_row_and_a_draft_row_differ_in_length() -> None:
@@ -82,22 +115,22 @@ def test_a_fact_row_of_another_shape_is_a_miss_and_rewritten(tmp_path: Path) -> 
     memory.write_text("- uses PostgreSQL 14 for billing (2026-01-05)\n- Deploy: ship on Fridays\n", encoding="utf-8")
     settings = Settings(parse_cache=str(tmp_path / "cache"))
     expected = load_store([str(memory)], settings).facts
-    (entry,) = list((tmp_path / "cache").rglob("*.json"))
-    good = json.loads(entry.read_text(encoding="utf-8"))
+    (entry,) = list((tmp_path / "cache").rglob(ENTRIES))
+    good = read_entry(entry)
     lengths = sorted(len(row) for row in good["drafts"])
     assert lengths == [29, 30]  # a draft row (the label) and a fact row, one field longer
     fact_row = next(i for i, row in enumerate(good["drafts"]) if len(row) == 30)
     line, claim = good["drafts"][fact_row][13], good["drafts"][fact_row][4]
     assert (type(line), type(claim), good["drafts"][fact_row][12]) == (int, str, 0)
-    for place, value in ((13, str(line)), (4, 7), (12, "m.md"), (10, "EXACT"), (None, None)):
-        bad = json.loads(json.dumps(good))
+    for place, value in ((13, str(line)), (4, 7), (12, "m.md"), (10, "EXACT"), (14, []), (18, ["x"]), (None, None)):
+        bad = marshal.loads(marshal.dumps(good))
         if place is None:
             bad["drafts"][fact_row].pop()  # one field short: neither shape
         else:
             bad["drafts"][fact_row][place] = value
-        entry.write_text(json.dumps(bad), encoding="utf-8")
+        write_entry(entry, bad)
         assert load_store([str(memory)], settings).facts == expected
-        assert json.loads(entry.read_text(encoding="utf-8")) == good  # rewritten whole
+        assert read_entry(entry) == good  # rewritten whole
     assert load_store([str(memory)], settings).facts == expected == load_store([str(memory)]).facts
 
 
@@ -115,8 +148,8 @@ def test_a_jsonl_store_is_kept_as_fact_rows(tmp_path: Path) -> None:
     memory.write_text("\n".join(lines) + "\n", encoding="utf-8")
     settings = Settings(parse_cache=str(tmp_path / "cache"))
     cold = load_store([str(memory)], settings).facts
-    (entry,) = list((tmp_path / "cache").rglob("*.json"))
-    rows = json.loads(entry.read_text(encoding="utf-8"))["drafts"]
+    (entry,) = list((tmp_path / "cache").rglob(ENTRIES))
+    rows = read_entry(entry)["drafts"]
     assert [len(row) for row in rows] == [cache._FACT_ROW] * 4
     assert [row[cache._F_LINE] for row in rows] == [1, 2, 3, 4]
     assert load_store([str(memory)], settings).facts == cold == load_store([str(memory)]).facts
@@ -128,11 +161,11 @@ def test_an_entry_cannot_stand_in_for_another_file(tmp_path: Path) -> None:
     result = load_store([str(tmp_path / "a.md")]).facts
     assert result
     key_b = cache.key("b.md", b"- b: uses Y\n")
-    source = next((tmp_path / "cache").rglob("*.json"), None)
+    source = next((tmp_path / "cache").rglob(ENTRIES), None)
     assert source is None  # nothing cached without a cache setting
     load_store([str(tmp_path / "a.md")], Settings(parse_cache=str(tmp_path / "cache")))
-    (entry,) = list((tmp_path / "cache").rglob("*.json"))
-    forged = tmp_path / "cache" / "v1" / key_b[:2] / f"{key_b[2:]}.json"
+    (entry,) = list((tmp_path / "cache").rglob(ENTRIES))
+    forged = cache._file(key_b)
     forged.parent.mkdir(parents=True, exist_ok=True)
     forged.write_bytes(entry.read_bytes())  # a.md's entry planted under b.md's key
     assert cache.get("b.md", b"- b: uses Y\n") is None
@@ -183,7 +216,7 @@ def test_the_folder_is_bounded(tmp_path: Path) -> None:
         load_store([str(tmp_path / f"m{n}.md")], settings)
     cache = ParseCache(tmp_path / "cache", max_bytes=20_000)
     cache.prune()
-    sizes = [p.stat().st_size for p in (tmp_path / "cache").rglob("*.json")]
+    sizes = [p.stat().st_size for p in (tmp_path / "cache").rglob(ENTRIES)]
     assert 0 < sum(sizes) <= 20_000 and len(sizes) < 12
 
 
@@ -211,7 +244,7 @@ def test_a_writing_run_lists_the_folder_only_when_its_count_passes_the_bound(tmp
         lint([str(tmp_path / f"m{n}.md")], settings)
 
     def entries_bytes() -> int:
-        return sum(p.stat().st_size for p in (tmp_path / "cache" / "v1").glob("??/*.json"))
+        return sum(p.stat().st_size for p in (tmp_path / "cache" / "v1").glob(f"??/{ENTRIES}"))
 
     run_on_a_new_file()  # no count yet: pruned, and counted
     assert len(pruned) == 1 and ledger.read_text(encoding="ascii").split() == [str(entries_bytes()), "0"]
@@ -222,7 +255,7 @@ def test_a_writing_run_lists_the_folder_only_when_its_count_passes_the_bound(tmp
     lint([str(tmp_path / "m0.md")], settings)  # a run that writes nothing leaves it alone
     assert len(pruned) == 1
 
-    for path in (tmp_path / "cache").rglob("*.json"):  # written a while before the next run
+    for path in (tmp_path / "cache").rglob(ENTRIES):  # written a while before the next run
         os.utime(path, (1, 1))
     monkeypatch.setattr(cache, "MAX_BYTES", entries_bytes() + 10)
     run_on_a_new_file()  # past the bound by its count: pruned to it
@@ -258,7 +291,7 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
     outs = [run.communicate(timeout=60)[0].strip() for run in runs]
     assert outs == ["30", "30", "30"]
     assert not list(memory.rglob("*.tmp"))
-    assert len(list(memory.rglob("*.json"))) == 30
+    assert len(list(memory.rglob(ENTRIES))) == 30
 
 
 @pytest.mark.parametrize("command", [["hook", "memory.md"], ["ci", "--no-changed-only", "--format", "text", "memory.md"]])
@@ -270,7 +303,7 @@ def test_the_hook_and_ci_cache_by_default_and_not_with_no_cache(tmp_path: Path, 
         folder.mkdir()
         (folder / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
     assert run_cli(*command, cwd=tmp_path / "a").code == 0
-    assert list((tmp_path / "a" / ".memory-autopsy-cache").rglob("*.json"))
+    assert list((tmp_path / "a" / ".memory-autopsy-cache").rglob(ENTRIES))
     assert run_cli(*command, cwd=tmp_path / "a").code == 0  # warm
     assert run_cli(*command, "--no-cache", cwd=tmp_path / "b").code == 0
     assert not (tmp_path / "b" / ".memory-autopsy-cache").exists()
@@ -282,7 +315,7 @@ def test_the_cache_keeps_itself_out_of_git(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     (tmp_path / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
     assert run_cli("hook", "memory.md", cwd=tmp_path).code == 0
-    assert list((tmp_path / ".memory-autopsy-cache").rglob("*.json"))
+    assert list((tmp_path / ".memory-autopsy-cache").rglob(ENTRIES))
     assert (tmp_path / ".memory-autopsy-cache" / ".gitignore").read_text(encoding="utf-8").endswith("\n*\n")
     listed = git(tmp_path, "status", "--porcelain", "--untracked-files=all")
     assert listed.splitlines() == ["?? memory.md"]
@@ -292,7 +325,7 @@ def test_a_folder_of_other_files_is_not_hidden_from_git(tmp_path: Path) -> None:
     """An API caller may name a folder that holds more than the cache: no `.gitignore` there."""
     (tmp_path / "memory.md").write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
     lint([str(tmp_path / "memory.md")], Settings(parse_cache=str(tmp_path)))
-    assert list((tmp_path / "v1").rglob("*.json")) and not (tmp_path / ".gitignore").exists()
+    assert list((tmp_path / "v1").rglob(ENTRIES)) and not (tmp_path / ".gitignore").exists()
     lint([str(tmp_path / "memory.md")], Settings(parse_cache=str(tmp_path / "own")))
     assert (tmp_path / "own" / ".gitignore").exists()
 
@@ -312,7 +345,7 @@ def test_a_committed_cache_is_not_read(tmp_path: Path, command: list[str]) -> No
     memory, folder = tmp_path / "memory.md", tmp_path / ".memory-autopsy-cache"
     memory.write_text(CLEAN, encoding="utf-8")
     assert run_cli(*command, cwd=tmp_path).code == 0
-    (entry,) = (folder / "v1").glob("??/*.json")
+    (entry,) = (folder / "v1").glob(f"??/{ENTRIES}")
     memory.write_text(CONFLICT, encoding="utf-8")
     assert run_cli(*command, "--no-cache", cwd=tmp_path).code == 1
     spoofed = ParseCache(folder)._file(ParseCache(folder).key("memory.md", CONFLICT.encode("utf-8")))
@@ -322,12 +355,12 @@ def test_a_committed_cache_is_not_read(tmp_path: Path, command: list[str]) -> No
 
     git(tmp_path, "add", "-f", "memory.md", ".memory-autopsy-cache")
     git(tmp_path, "commit", "-qm", "a pull request with its own cache")
-    before = sorted(p.name for p in folder.rglob("*.json"))
+    before = sorted(p.name for p in folder.rglob(ENTRIES))
     run = run_cli(*command, cwd=tmp_path)
     assert run.code == 1, run.out
     assert "contradicted_implicit" in run.out
     assert ".memory-autopsy-cache is committed to git: not read" in run.err
-    assert sorted(p.name for p in folder.rglob("*.json")) == before  # nor written
+    assert sorted(p.name for p in folder.rglob(ENTRIES)) == before  # nor written
 
 
 def test_a_line_appended_to_a_jsonl_store_misses_one_span(tmp_path: Path, monkeypatch) -> None:
@@ -448,9 +481,9 @@ def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: P
     real = aliases._look_alikes
     monkeypatch.setattr(aliases, "_look_alikes", lambda names: computed.append(names) or real(names))
     assert load_store([str(memory)], cached).alias_pairs == pairs and not computed
-    (entry,) = [e for e in (tmp_path / "cache").rglob("*.json") if '"result"' in e.read_text(encoding="utf-8")]
-    for damaged in ('{"result": [["a", "b"]], "drafts": []}', '{"result": 7}', "{"):
-        entry.write_text(damaged, encoding="utf-8")
+    entry = memo_entry(tmp_path / "cache")
+    for damaged in (*(b"".join(entry_parts(v)) for v in ({"result": [["a", "b"]], "drafts": []}, {"result": 7})), b"{"):
+        entry.write_bytes(damaged)
         assert load_store([str(memory)], cached).alias_pairs == pairs and len(computed) == 1
         computed.clear()
     assert load_store([str(memory)], cached).alias_pairs == pairs and not computed  # rewritten
@@ -630,14 +663,16 @@ def test_a_damaged_front_matter_entry_is_read_again_and_rewritten(tmp_path: Path
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     expected = _plain_report(note)
     lint([str(note)], cached)
-    (entry,) = [e for e in (tmp_path / "cache").rglob("*.json") if '"result"' in e.read_text(encoding="utf-8")]
+    entry = memo_entry(tmp_path / "cache")
     from memory_autopsy.formatters import json_format
 
-    for damaged in ('{"result": [["name", {"1": 2, "x": [1.5, null]}], 7], "drafts": []}',
-                    '{"result": [["name"]], "drafts": []}', '{"result": [[1, "x"]], "drafts": []}', "{"):
-        entry.write_text(damaged, encoding="utf-8")
+    for damaged in (*(b"".join(entry_parts(v)) for v in ({"result": [["name", {"1": 2, "x": [1.5, None]}], 7], "drafts": []},
+                                                 {"result": [["name"]], "drafts": []},
+                                                 {"result": [[1, "x"]], "drafts": []},
+                                                 {"result": [("name", "x")], "drafts": []})), b"{"):
+        entry.write_bytes(damaged)
         with note.open("a", encoding="utf-8") as handle:  # the file's own entry misses
             handle.write("- one more line\n")
         expected = _plain_report(note)
         assert json_format.format_report(lint([str(note)], cached)) == expected
-        assert entry.read_text(encoding="utf-8") != damaged  # rewritten
+        assert entry.read_bytes() != damaged  # rewritten

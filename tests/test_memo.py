@@ -13,6 +13,7 @@ import pytest
 from conftest import copy_modules, run_cli
 from memory_autopsy.api import lint
 from memory_autopsy.engine import memo
+from memory_autopsy.ingest.cache import SUFFIX
 from memory_autopsy.settings import Settings
 
 FACTS = memo.MIN_FACTS + 400
@@ -55,6 +56,11 @@ def store(tmp_path: Path) -> Path:
     path = tmp_path / "store.jsonl"
     _write(path, _records(FACTS))
     return path
+
+
+def _kept(folder: Path) -> list[Path]:
+    """Everything the folder keeps: parse entries and the engine's shards."""
+    return [p for p in folder.rglob("*") if p.suffix in (SUFFIX, ".json")]
 
 
 def _entries(cache: Path) -> list[Path]:
@@ -165,7 +171,7 @@ def test_a_small_store_keeps_no_entry(tmp_path: Path) -> None:
     _write(path, _records(memo.MIN_FACTS - 1))
     lint([str(path)], Settings(parse_cache=str(tmp_path / "cache")))
     assert not _entries(tmp_path / "cache")
-    assert list((tmp_path / "cache").rglob("*.json"))  # the parse entries
+    assert list((tmp_path / "cache").rglob(f"*{SUFFIX}"))  # the parse entries
 
 
 def test_the_words_and_the_engines_code_are_part_of_the_key(tmp_path: Path, store: Path) -> None:
@@ -186,18 +192,18 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     from memory_autopsy.ingest.cache import ParseCache
 
     lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
-    everything = list((tmp_path / "cache").rglob("*.json"))
+    everything = _kept(tmp_path / "cache")
     (entry,) = _entries(tmp_path / "cache")
     shards = list(entry.glob("*.json"))
     ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in everything) - 1).prune()
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == len(everything) - 1
+    assert len(_kept(tmp_path / "cache")) == len(everything) - 1
     for shard in shards:  # the oldest of all: still the last to go
         os.utime(shard, (1, 1))
     ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in shards)).prune()
     assert set(entry.glob("*.json")) == set(shards)
-    assert not [p for p in (tmp_path / "cache" / "v1").glob("??/*.json")]
+    assert not [p for p in (tmp_path / "cache" / "v1").glob(f"??/*{SUFFIX}")]
     ParseCache(tmp_path / "cache", max_bytes=0).prune()
-    assert not list((tmp_path / "cache").rglob("*.json")) and shards
+    assert not _kept(tmp_path / "cache") and shards
 
 
 def _alike_warm_and_plain(paths: list[str], cache: Path) -> None:
@@ -293,13 +299,13 @@ def test_a_store_past_the_bound_keeps_what_it_reads(tmp_path: Path, store: Path,
     cached = Settings(parse_cache=str(tmp_path / "cache"))
 
     def spans() -> dict[str, bytes]:
-        return {p.name: p.read_bytes() for p in (tmp_path / "cache" / "v1").glob("??/*.json")}
+        return {p.name: p.read_bytes() for p in (tmp_path / "cache" / "v1").glob(f"??/*{SUFFIX}")}
 
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
     parsed, shards = spans(), {p.name: p.stat().st_ino for p in entry.glob("*.json")}
     assert len(parsed) == 5 and shards
-    for path in (tmp_path / "cache").rglob("*.json"):  # written a while before the next run
+    for path in _kept(tmp_path / "cache"):  # written a while before the next run
         os.utime(path, (1, 1))
     with store.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"entity": "svc-7", "slot": "owner", "value": "team z", "observed_at": "2027-01-01"}) + "\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SHARED, git, offline_wheels, run_process, write
+from memory_autopsy.ingest.cache import SUFFIX
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
 NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
@@ -126,8 +127,9 @@ def test_try_repo_fails_on_a_contradiction_and_passes_once_baselined(tmp_path: P
     first = run()
     assert first.returncode == 0, first.stdout + first.stderr
     cache = project / ".memory-autopsy-cache"
-    entries = sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob("*.json"))
+    entries = sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob(f"*{SUFFIX}"))
+    assert entries
     second = run()
     # the first run's output, less the environment's installation notes
     assert second.returncode == 0 and first.stdout.endswith(second.stdout), second.stdout + second.stderr
-    assert sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob("*.json")) == entries
+    assert sorted((p, p.stat().st_mtime_ns) for p in (cache / "v1").rglob(f"*{SUFFIX}")) == entries

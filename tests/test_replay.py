@@ -21,6 +21,7 @@ import pytest
 
 from conftest import SRC, Result, git, run_process, write
 from memory_autopsy import replay
+from memory_autopsy.ingest.cache import SUFFIX
 
 CONFLICT = ("- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n"
             "- billing: uses MySQL 8 for the billing store (2026-03-01)\n")
@@ -306,7 +307,7 @@ def test_a_large_repository_listing_is_kept_as_its_digest(store: Path) -> None:
 def _parse_cache_stamp(cwd: Path) -> list[int]:
     """The parse cache's entries' times: a full run touches what it reads, a replay nothing."""
     folder = cwd / replay.CACHE_DIR / "v1"
-    return sorted(p.stat().st_mtime_ns for p in folder.rglob("*.json")) if folder.is_dir() else []
+    return sorted(p.stat().st_mtime_ns for p in folder.rglob(f"*{SUFFIX}")) if folder.is_dir() else []
 
 
 LINES = ["- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n",

@@ -5,8 +5,15 @@ An entry is keyed by the file's bytes, its display path, the tool's version, the
 code (a digest of the modules that decide a parse result, so a changed reader never serves an
 old parse under an unchanged version) and the words the reader uses (the lexicon, and the
 vocabulary its drafts' prose slots are derived with: a warm run does not derive them again), and holds
-plain JSON: never pickle, since the cache folder sits in
-a working tree that a pull request can write to. Writes are atomic (a temporary file, then
+plain values (lists, tuples, strings, numbers) marshalled by this interpreter, as `__pycache__`
+holds its code and replay.py its records: never pickle, which can run code, since the cache
+folder sits in a working tree that a pull request can write to, and a cache git tracks is
+never read (ci.filters.with_cache). marshal reads an entry back in C several times faster than
+JSON, and as written: tuples as tuples, and a shared name as one object (see `_fact_row`), where
+JSON handed every row its own copy and lists to turn back into tuples (on the warm hook of a
+100k-fact store, decoding and rebuilding the entries was 0.7 s of a 1 s load). The key holds
+the interpreter's tag, so another Python never reads them, and an entry starts with a CRC-32 of
+the rest, so a damaged one is a miss rather than other values. Writes are atomic (a temporary file, then
 `os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
 entry is a miss and is rewritten. The folder is bounded: past `max_bytes` the least recently
 used entries go.
@@ -23,9 +30,12 @@ import contextlib
 import hashlib
 import itertools
 import json
+import marshal
 import math
 import os
+import sys
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from functools import lru_cache
@@ -55,6 +65,9 @@ if TYPE_CHECKING:
     from memory_autopsy.settings import Settings
 
 FORMAT = "v1"
+SUFFIX = ".marshal"  # an entry's file
+# What an entry is read with: a corrupt or foreign entry raises one of these, and is a miss.
+UNREADABLE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError, AttributeError, RecursionError)
 MAX_BYTES = 256 * 1024 * 1024
 # A run that wrote adds its bytes to a count of the folder's kept in LEDGER, and lists the folder
 # to prune it only once the count passes the bound, or at every PRUNE_EVERY-th writing run
@@ -86,6 +99,7 @@ _DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from
               "written_entity", "shape", "suppress", "order", "body", "kind", "norm")
 )
 _FACT_ROW = len(FACT_FIELDS) + 1
+_F_NAMES = (_F_ENTITY, _F_SHAPE, _F_KIND, _F_OBSERVED, _F_SOURCE)  # interned in an entry
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
 Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
 _ROW = attrgetter(*DRAFT_FIELDS)
@@ -108,7 +122,7 @@ class ParseCache:
         self.root = Path(root) / FORMAT
         self.vocabulary = vocabulary
         self.salt = (f"{__version__}\0{reader_key()}\0{lexicon_key(lexicon or default_lexicon())}"
-                     f"\0{vocabulary_key(vocabulary)}")
+                     f"\0{vocabulary_key(vocabulary)}\0{sys.implementation.cache_tag} marshal {marshal.version}")
         self.max_bytes = max_bytes
         # Entries this run reads are touched and the ones it writes are new: from this second
         # on, an entry is this run's (a filesystem's coarser clock only protects fewer).
@@ -129,7 +143,7 @@ class ParseCache:
         return digest.hexdigest()
 
     def _file(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key[2:]}.json"
+        return self.root / key[:2] / f"{key[2:]}{SUFFIX}"
 
     def get(self, path: str, data: bytes | memoryview, part: str = "", *, kept: bool = False) -> JsonResult | None:
         """`kept`: `flush` adds to the entry what `finish` had to derive again (the store around
@@ -137,10 +151,9 @@ class ParseCache:
         key = self.key(path, data, part)
         target = self._file(key)
         try:
-            with open(target, encoding="utf-8") as handle:
-                result = decode(json.load(handle), path, self.strings)
+            result = decode(load_entry(target), path, self.strings)
             os.utime(target)  # least recently used goes first when the folder is pruned
-        except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+        except UNREADABLE:
             self.misses += 1
             return None
         self.hits += 1
@@ -191,12 +204,11 @@ class ParseCache:
         key = self.key(kind, text.encode("utf-8"), "memo")
         target = self._file(key)
         try:
-            with open(target, encoding="utf-8") as handle:
-                entry = json.load(handle)
+            entry = load_entry(target)
             if type(entry["result"]) is list and all(valid(row) for row in entry["result"]):
                 os.utime(target)
                 return entry["result"]
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        except UNREADABLE:
             pass
         result = compute()
         if all(valid(row) for row in result):  # kept only as it will be read back
@@ -215,12 +227,11 @@ class ParseCache:
 
     def _amend(self, key: str, drafts: list[tuple[int, Draft]]) -> None:
         try:
-            with open(self._file(key), encoding="utf-8") as handle:
-                entry = json.load(handle)
+            entry = load_entry(self._file(key))
             rows = entry["drafts"]
             for i, draft in drafts:
                 _place(rows[i], (draft.derived,), draft)
-        except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+        except UNREADABLE:
             return
         self._write(key, entry)
 
@@ -228,7 +239,11 @@ class ParseCache:
         if not self.written:
             ignore_itself(self.root.parent)
         target = self._file(key)
-        if write_atomic(target, lambda handle: _dump(entry, handle)):
+        try:
+            check, data = entry_parts(entry)
+        except ValueError:  # a value marshal cannot write (a str subclass a caller's store holds)
+            return
+        if write_atomic(target, lambda handle: (handle.write(check), handle.write(data)), binary=True):
             self.written += 1
             with contextlib.suppress(OSError):
                 self.bytes_written += target.stat().st_size
@@ -353,20 +368,26 @@ def _new_file(folder: str) -> tuple[int, str]:
 
 # Where the engine keeps the findings of the layers that judge each entity alone (engine.memo).
 ENGINE_FOLDER = "engine"
-ROWS_PER_WRITE = 2000
 
 
-def _dump(entry: dict[str, Any], handle: Any) -> None:
-    """The entry as one JSON object, its rows encoded a slice at a time: dumps, not dump (json.dump
-    encodes piece by piece in Python, several times slower), and never the whole text at once (a
-    100k-fact entry is tens of megabytes, written while the run holds every fact)."""
-    rows = entry["drafts"]
-    head = json.dumps({k: v for k, v in entry.items() if k != "drafts"}, ensure_ascii=True, separators=(",", ":"))
-    handle.write(head[:-1] + (',"drafts":[' if head != "{}" else '"drafts":['))
-    for start in range(0, len(rows), ROWS_PER_WRITE):
-        part = json.dumps(rows[start : start + ROWS_PER_WRITE], ensure_ascii=True, separators=(",", ":"))
-        handle.write(("," if start else "") + part[1:-1])
-    handle.write("]}")
+def load_entry(target: Path) -> Any:
+    """An entry's value; ValueError when its checksum does not match (a damaged file: marshal
+    would read many a flipped byte as another value, where JSON mostly failed to parse)."""
+    with open(target, "rb") as handle:
+        data = memoryview(handle.read())
+    if len(data) < _CHECK or zlib.crc32(data[_CHECK:]) != int.from_bytes(data[:_CHECK], "little"):
+        raise ValueError("damaged cache entry")
+    return marshal.loads(data[_CHECK:])
+
+
+def entry_parts(value: Any) -> tuple[bytes, bytes]:
+    """An entry's file as written: the CRC-32 of the marshalled value, then the value (~10 ms
+    for 24 MB); ValueError for a value marshal cannot write."""
+    data = marshal.dumps(value)
+    return zlib.crc32(data).to_bytes(_CHECK, "little"), data
+
+
+_CHECK = 4  # the checksum's bytes
 
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -483,8 +504,15 @@ def _as_fact(draft: Draft, fact: Fact | None) -> Fact | None:
 
 
 def _fact_row(fact: Fact, named: bool) -> list[Any]:
-    """A fact as an entry keeps it (`named`: whether its draft's entity was written)."""
+    """A fact as an entry keeps it (`named`: whether its draft's entity was written). Its names
+    shared with other rows (entity, shape, kind, observation, source) are interned: marshal
+    reads an interned string back interned, so every entry's rows hold one copy of each, as a
+    parse shares them (the engine's passes over a store's facts compare and hash them: 100k
+    copies of "state" cost each pass a cache miss a fact)."""
     row: list[Any] = list(fact)
+    for at in _F_NAMES:
+        if type(row[at]) is str:
+            row[at] = sys.intern(row[at])
     row[_F_PATH] = row[_F_ORDER] = 0
     row[_F_FIDELITY] = _VALUES[row[_F_FIDELITY]]
     if row[_F_NORM] == row[_F_BODY]:
@@ -552,10 +580,9 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
     ]
 
 
-# Where a draft row and a fact row hold the entity, shape, kind, observation and source (shared
-# with the run's other rows), then the aliases and suppressions (JSON lists, tuples in a fact).
+# Where a draft row holds the entity, shape, kind, observation and source (shared with the
+# run's other rows), then the aliases and suppressions (tuples in a fact).
 _SHARED = (_ENTITY, _SHAPE, _KIND, _OBSERVED, _SOURCE, _ALIASES, _SUPPRESS)
-_F_SHARED = (_F_ENTITY, _F_SHAPE, _F_KIND, _F_OBSERVED, _F_SOURCE, _F_ALIASES, _F_SUPPRESS)
 
 
 def _share(row: list[Any], share: Callable[[str, str], str], at: tuple[int, ...]) -> str:
@@ -575,10 +602,9 @@ def _share(row: list[Any], share: Callable[[str, str], str], at: tuple[int, ...]
 def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
     """The entry's drafts, and its fact rows (a draft without a label, whose derivation no
     store reads otherwise) as their facts' values (records.ordered makes the facts): building a
-    draft for each, and then its fact of the draft, was most of a warm load. A row's entity,
-    observation, source, shape and kind are the first copy `strings` holds, as a parse shares
-    them: JSON gives each row its own, and the engine's passes over a store's facts compare and
-    hash them (100k copies of "state" cost each pass a cache miss a fact). A row is told by its
+    draft for each, and then its fact of the draft, was most of a warm load. A fact row's
+    names come back interned (`_fact_row`); a draft row's entity, observation, source, shape and
+    kind are the first copy `strings` holds, as a parse shares them. A row is told by its
     length: a fact row is one longer than a draft row."""
     share = (strings if strings is not None else {}).setdefault
     drafts: list[Draft] = []
@@ -590,10 +616,11 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
     for row in data["drafts"]:
         if type(row) is not list:
             raise ValueError("cache entry of another shape")
-        if len(row) == _FACT_ROW:  # its fact's values, as kept: placed as they are
-            if type(row[_F_LINE]) is not int or type(row[_F_CLAIM]) is not str or row[_F_PATH] != 0:
+        if len(row) == _FACT_ROW:  # its fact's values, as kept (names interned): placed as they are
+            if type(row[_F_LINE]) is not int or type(row[_F_CLAIM]) is not str or row[_F_PATH] != 0 \
+                    or type(row[_F_ALIASES]) is not tuple or type(row[_F_SUPPRESS]) is not tuple:
                 raise ValueError("cache entry of another shape")
-            entity = _share(row, share, _F_SHARED)
+            entity = row[_F_ENTITY]
             if row.pop():  # the entity was written
                 named.append(entity)
             row[_F_FIDELITY] = _FIDELITIES[row[_F_FIDELITY]]
