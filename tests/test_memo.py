@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import marshal
 import os
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from conftest import copy_modules, run_cli
 from memory_autopsy.api import lint
 from memory_autopsy.engine import memo
-from memory_autopsy.ingest.cache import SUFFIX
+from memory_autopsy.ingest.cache import SUFFIX, entry_parts, load_entry
 from memory_autopsy.settings import Settings
 
 FACTS = memo.MIN_FACTS + 400
@@ -58,9 +59,12 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
+SHARDS = f"*{SUFFIX}"  # a scope's shards, in its folder
+
+
 def _kept(folder: Path) -> list[Path]:
-    """Everything the folder keeps: parse entries and the engine's shards."""
-    return [p for p in folder.rglob("*") if p.suffix in (SUFFIX, ".json")]
+    """Everything the folder keeps: parse entries and the engine's shards, in one format."""
+    return list(folder.rglob(f"*{SUFFIX}"))
 
 
 def _entries(cache: Path) -> list[Path]:
@@ -70,8 +74,8 @@ def _entries(cache: Path) -> list[Path]:
 
 def _groups(entry: Path) -> dict[str, list[object]]:
     groups: dict[str, list[object]] = {}
-    for shard in entry.glob("*.json"):
-        groups.update(json.loads(shard.read_text(encoding="utf-8"))["groups"])
+    for shard in entry.glob(SHARDS):
+        groups.update(load_entry(shard)["groups"])
     return groups
 
 
@@ -82,7 +86,7 @@ def test_cold_warm_and_edited_runs_report_what_a_run_without_it_does(tmp_path: P
                                                   "contradicted_explicit"}
     cold = lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    assert len(_groups(entry)) > 100 and len(list(entry.glob("*.json"))) > 1
+    assert len(_groups(entry)) > 100 and len(list(entry.glob(SHARDS))) > 1
     warm = lint([str(store)], cached)
     assert cold.findings == warm.findings == plain.findings
     records = _records(FACTS)
@@ -104,12 +108,11 @@ def test_a_kept_group_is_what_the_run_reports(tmp_path: Path, store: Path) -> No
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    shard = next(p for p in sorted(entry.glob("*.json"))
-                 if any(json.loads(p.read_text(encoding="utf-8"))["groups"].values()))
-    data = json.loads(shard.read_text(encoding="utf-8"))
+    shard = next(p for p in sorted(entry.glob(SHARDS)) if any(load_entry(p)["groups"].values()))
+    data = load_entry(shard)
     rows = next(rows for rows in data["groups"].values() if rows)
     rows[0][7] = "kept by an earlier run"
-    shard.write_text(json.dumps(data), encoding="utf-8")
+    shard.write_bytes(b"".join(entry_parts(data)))
     assert "kept by an earlier run" in {f.message for f in lint([str(store)], cached).findings}
 
 
@@ -118,30 +121,31 @@ _WRONG = {0: 5, 1: "no such severity", 2: None, 3: 1, 4: "3", 5: [], 6: 0, 7: No
           10: None, 11: 2, 13: None, 14: 1.5}
 
 
-@pytest.mark.parametrize("bad", ["{not json", "[]", '{"salt": 1, "groups": []}', "GROUPS", "FIELDS"])
-def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, bad: str) -> None:
+@pytest.mark.parametrize("bad", [b"{not marshal", "CUT", "UNCHECKED", [], {"salt": 1, "groups": []}, "GROUPS", "FIELDS"])
+def test_a_corrupt_entry_is_a_miss_and_rewritten(tmp_path: Path, store: Path, bad: object) -> None:
     cached = Settings(parse_cache=str(tmp_path / "cache"))
     expected = lint([str(store)], cached).findings
     (entry,) = _entries(tmp_path / "cache")
-    shards = sorted(entry.glob("*.json"))
+    shards = sorted(entry.glob(SHARDS))
     fields = itertools.cycle(sorted(_WRONG))  # one field a group, on through the shards
     for shard in shards[::2]:  # every other shard
-        text = bad
+        data = load_entry(shard)
         if bad == "GROUPS":  # the right salt, rows of another shape in every group
-            data = json.loads(shard.read_text(encoding="utf-8"))
             data["groups"] = {key: [[1, 2, 3]] if n % 2 else "x" for n, key in enumerate(data["groups"])}
-            text = json.dumps(data)
         if bad == "FIELDS":  # rows of the right length, one field of one row of each group mistyped
-            data = json.loads(shard.read_text(encoding="utf-8"))
             for rows in data["groups"].values():
                 if rows:  # a row naming another side, where there is one: an empty list is falsy too
                     field = next(fields)
                     next((row for row in rows if row[10]), rows[-1])[field] = _WRONG[field]
-            text = json.dumps(data)
-        shard.write_text(text, encoding="utf-8")
+        written = b"".join(entry_parts(data if bad in ("GROUPS", "FIELDS") else bad))
+        if bad == "CUT":  # cut short
+            written = shard.read_bytes()[:-7]
+        if bad == "UNCHECKED":  # the right value, without its checksum
+            written = marshal.dumps(data)
+        shard.write_bytes(bad if type(bad) is bytes else written)
     assert lint([str(store)], cached).findings == expected
     for shard in shards:
-        rewritten = json.loads(shard.read_text(encoding="utf-8"))
+        rewritten = load_entry(shard)
         assert rewritten["groups"] and all(type(rows) is list for rows in rewritten["groups"].values())
     assert lint([str(store)], cached).findings == expected
 
@@ -194,13 +198,13 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
     everything = _kept(tmp_path / "cache")
     (entry,) = _entries(tmp_path / "cache")
-    shards = list(entry.glob("*.json"))
+    shards = list(entry.glob(SHARDS))
     ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in everything) - 1).prune()
     assert len(_kept(tmp_path / "cache")) == len(everything) - 1
     for shard in shards:  # the oldest of all: still the last to go
         os.utime(shard, (1, 1))
     ParseCache(tmp_path / "cache", max_bytes=sum(p.stat().st_size for p in shards)).prune()
-    assert set(entry.glob("*.json")) == set(shards)
+    assert set(entry.glob(SHARDS)) == set(shards)
     assert not [p for p in (tmp_path / "cache" / "v1").glob(f"??/*{SUFFIX}")]
     ParseCache(tmp_path / "cache", max_bytes=0).prune()
     assert not _kept(tmp_path / "cache") and shards
@@ -276,13 +280,13 @@ def test_a_line_appended_judges_again_only_the_entity_it_names(tmp_path: Path, s
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
     before = _groups(entry)
-    texts = {p.name: p.read_bytes() for p in entry.glob("*.json")}
+    texts = {p.name: p.read_bytes() for p in entry.glob(SHARDS)}
     with store.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"entity": "svc-7", "slot": "owner", "value": "team z", "observed_at": "2027-01-01"}) + "\n")
     assert lint([str(store)], cached).findings == lint([str(store)], Settings()).findings
     after = _groups(entry)
     assert len(after.keys() - before.keys()) == 1 and len(before.keys() - after.keys()) == 1
-    rewritten = [p.name for p in entry.glob("*.json") if p.read_bytes() != texts.get(p.name)]
+    rewritten = [p.name for p in entry.glob(SHARDS) if p.read_bytes() != texts.get(p.name)]
     assert 1 <= len(rewritten) <= 2  # the shards of svc-7's old and new key
 
 
@@ -303,7 +307,7 @@ def test_a_store_past_the_bound_keeps_what_it_reads(tmp_path: Path, store: Path,
 
     lint([str(store)], cached)
     (entry,) = _entries(tmp_path / "cache")
-    parsed, shards = spans(), {p.name: p.stat().st_ino for p in entry.glob("*.json")}
+    parsed, shards = spans(), {p.name: p.stat().st_ino for p in entry.glob(SHARDS)}
     assert len(parsed) == 5 and shards
     for path in _kept(tmp_path / "cache"):  # written a while before the next run
         os.utime(path, (1, 1))
@@ -312,7 +316,7 @@ def test_a_store_past_the_bound_keeps_what_it_reads(tmp_path: Path, store: Path,
     assert lint([str(store)], cached).findings == lint([str(store)], Settings()).findings
     now = spans()
     assert len(now) == 5 and len(now.keys() & parsed.keys()) == 4  # the last span's old entry went
-    rewritten = [p.name for p in entry.glob("*.json") if p.stat().st_ino != shards.get(p.name)]
+    rewritten = [p.name for p in entry.glob(SHARDS) if p.stat().st_ino != shards.get(p.name)]
     assert 1 <= len(rewritten) <= 2  # replaced, not read and touched
     again = parse_cache.ParseCache(tmp_path / "cache")
     assert loader.load_sources([loader.Source(str(store), store.read_bytes())], cache=again).facts

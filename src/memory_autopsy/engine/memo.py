@@ -12,16 +12,16 @@ engine's code and the words, and an entity whose key was judged before takes its
 from the entry. A run focused on changed files (the hook in a store of several files) reads
 other files' claims for its copies: it keeps nothing. One entry per scope (the paths a run
 reads), in SHARDS files by key, holds the entities of its last run: a run that judged an
-entity rewrites only the shards its change touched. Plain JSON, never pickle (the folder sits
-in a working tree); written atomically; a shard that is corrupt or of another shape holds
-nothing, and is rewritten; the parse cache's bound counts the shards.
+entity rewrites only the shards its change touched. A shard is plain values marshalled with a
+checksum, as the parse cache's entries are (never pickle: the folder sits in a working tree);
+written atomically; a shard that is corrupt or of another shape holds nothing, and is
+rewritten; the parse cache's bound counts the shards.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -35,10 +35,13 @@ from memory_autopsy.ingest.cache import (
     ENGINE_FOLDER,
     FORMAT,
     PACKAGE,
+    SUFFIX,
+    UNREADABLE,
     lexicon_key,
+    load_entry,
     reader_digest,
     vocabulary_key,
-    write_atomic,
+    write_entry,
 )
 from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.model import Fact, Finding, Location, Severity, Store
@@ -147,7 +150,7 @@ class EntityMemo:
             if held is not None:
                 held[key] = rows
         for shard, groups in by_shard.items():
-            target = self.folder / f"{shard:02x}.json"
+            target = self.folder / f"{shard:02x}{SUFFIX}"
             if not groups:
                 with contextlib.suppress(OSError):
                     target.unlink()
@@ -155,21 +158,19 @@ class EntityMemo:
             # A kept entity's rows as the entry held them; a judged one's findings encoded now,
             # one shard at a time (a cold run's findings, all encoded at once, were the peak).
             groups = {key: [row if type(row) is list else _encoded(row) for row in rows] for key, rows in groups.items()}
-            text = json.dumps({"salt": self.salt, "groups": groups}, ensure_ascii=True, separators=(",", ":"))
-            write_atomic(target, lambda handle, text=text: handle.write(text))  # type: ignore[misc]
+            write_entry(target, {"salt": self.salt, "groups": groups})
 
     def _read(self) -> dict[str, list[Any]]:
         """The entities every readable shard holds (a corrupt or foreign one holds none)."""
         kept: dict[str, list[Any]] = {}
-        for target in sorted(self.folder.glob("*.json")):
+        for target in sorted(self.folder.glob(f"*{SUFFIX}")):
             try:
-                with open(target, encoding="utf-8") as handle:
-                    entry = json.load(handle)
+                entry = load_entry(target)
                 groups = entry["groups"]
                 if entry["salt"] != self.salt or type(groups) is not dict:
                     continue
                 os.utime(target)  # least recently used goes first when the folder is pruned
-            except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            except UNREADABLE:
                 continue
             kept.update(groups)
         return kept
@@ -182,12 +183,12 @@ def _shard(key: str) -> int:
 
 
 def _plain(value: Any) -> bool:
-    """Whether JSON gives the value back as it is: a scalar, or a list of scalars."""
+    """Whether an entry gives the value back as it is: a scalar, or a list of scalars."""
     return type(value) in _SCALARS or type(value) is list and all(type(v) in _SCALARS for v in value)
 
 
 def _keeps(finding: Finding) -> bool:
-    """Whether an entry can keep the finding: JSON gives back every extra value as it is."""
+    """Whether an entry can keep the finding: it gives back every extra value as it is."""
     return all(_plain(value) for _, value in finding.extra)
 
 

@@ -239,11 +239,7 @@ class ParseCache:
         if not self.written:
             ignore_itself(self.root.parent)
         target = self._file(key)
-        try:
-            check, data = entry_parts(entry)
-        except ValueError:  # a value marshal cannot write (a str subclass a caller's store holds)
-            return
-        if write_atomic(target, lambda handle: (handle.write(check), handle.write(data)), binary=True):
+        if write_entry(target, entry):
             self.written += 1
             with contextlib.suppress(OSError):
                 self.bytes_written += target.stat().st_size
@@ -275,7 +271,7 @@ class ParseCache:
         kept_from = float("inf") if since is None else since
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
-        for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob("*/*.json"))):
+        for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob(f"*/*{SUFFIX}"))):
             for entry in found:
                 try:
                     stat = entry.stat()
@@ -388,6 +384,16 @@ def entry_parts(value: Any) -> tuple[bytes, bytes]:
 
 
 _CHECK = 4  # the checksum's bytes
+
+
+def write_entry(target: Path, value: Any) -> bool:
+    """An entry written atomically (`write_atomic`); False when it cannot be, or when marshal
+    cannot write the value (a str subclass a caller's store holds): it is made again next run."""
+    try:
+        check, data = entry_parts(value)
+    except ValueError:
+        return False
+    return write_atomic(target, lambda handle: (handle.write(check), handle.write(data)), binary=True)
 
 
 PACKAGE = Path(__file__).resolve().parent.parent
