@@ -66,8 +66,10 @@ if TYPE_CHECKING:
 
 FORMAT = "v1"
 SUFFIX = ".marshal"  # an entry's file
-# What an entry is read with: a corrupt or foreign entry raises one of these, and is a miss.
-UNREADABLE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError, AttributeError, RecursionError)
+# What an entry is read with: a corrupt or foreign entry raises one of these, and is a miss
+# (MemoryError: marshal allocates the size a planted entry declares before reading its items).
+UNREADABLE = (OSError, ValueError, EOFError, KeyError, TypeError, IndexError, AttributeError, RecursionError,
+              MemoryError)
 MAX_BYTES = 256 * 1024 * 1024
 # A run that wrote adds its bytes to a count of the folder's kept in LEDGER, and lists the folder
 # to prune it only once the count passes the bound, or at every PRUNE_EVERY-th writing run
