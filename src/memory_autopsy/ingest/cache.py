@@ -221,7 +221,7 @@ class ParseCache:
         """A front matter block's mapping (`frontmatter.load_mapping`), kept by its text as a
         `memo` of its (key, value) pairs: an edit to a memory file's body reads its unchanged
         front matter back, and a run that reads no new front matter never imports PyYAML
-        (13-20 ms of the hook on a commit). A mapping JSON would not give back as it is (a
+        (13-20 ms of the hook on a commit). A mapping holding a value of none of JSON's kinds (a
         date, a nested key that is not a string) is not kept: it is read each time."""
         pairs = self.memo("front matter", [text], lambda: [[k, v] for k, v in load_mapping(text).items()],
                           _kept_pair)
@@ -443,12 +443,13 @@ def _fields_key(words: Lexicon | Vocabulary) -> str:
 
 
 def _kept_pair(row: Any) -> bool:
-    """A front matter entry JSON gives back as it is: [a string key, an exact value]."""
+    """A front matter entry as kept: [a string key, an exact value]."""
     return type(row) is list and len(row) == 2 and type(row[0]) is str and _exact(row[1])
 
 
 def _exact(value: Any) -> bool:
-    """Whether JSON gives the value back equal and of the same types, however deep."""
+    """Whether the value is of JSON's kinds, however deep (a finite float): what front matter
+    keeps, given back equal and of the same types."""
     kind = type(value)
     if kind in (str, int, bool) or value is None:
         return True
@@ -534,7 +535,7 @@ def _fact_row(fact: Fact, named: bool) -> list[Any]:
 
 
 def _row(draft: Draft, parsed: Parsed | None = None) -> list[Any]:
-    row: list[Any] = list(_ROW(draft))  # tuples are written as JSON arrays
+    row: list[Any] = list(_ROW(draft))  # its lists and tuples as they are: decode takes either
     row[_PATH] = 0
     if parsed is not None:
         row[_ENTITY], row[_BODY], row[_FIDELITY], row[_NAMED] = parsed
