@@ -88,9 +88,11 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
     return ""
 
 
+@lru_cache(maxsize=4)
 def _label(text: str) -> re.Match[str] | None:
     """`Label: rest` as _LABEL reads it; only a line with a colon is searched (most are not
-    labelled, and the search costs on every line)."""
+    labelled, and the search costs on every line). A markdown line is asked twice, for a date
+    label and for a status label: the last few answers are kept (a match is never changed)."""
     return _LABEL.match(text) if ":" in text or "：" in text else None
 
 
