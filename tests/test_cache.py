@@ -63,6 +63,17 @@ def test_hits_misses_and_a_changed_file(tmp_path: Path) -> None:
     assert warm.get("other.md", data) is None  # the path names the default entity: part of the key
 
 
+def test_another_interpreter_reads_none_of_the_entries(tmp_path: Path, monkeypatch) -> None:
+    """marshal's format is the interpreter's own: the key holds its cache tag."""
+    memory = tmp_path / "m.md"
+    memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
+    load_store([str(memory)], Settings(parse_cache=str(tmp_path / "cache")))
+    data = memory.read_bytes()
+    assert ParseCache(tmp_path / "cache").get(str(memory), data) is not None
+    monkeypatch.setattr(sys.implementation, "cache_tag", "another-314")
+    assert ParseCache(tmp_path / "cache").get(str(memory), data) is None
+
+
 def test_corrupt_and_foreign_entries_are_misses_and_rewritten(tmp_path: Path) -> None:
     memory = tmp_path / "m.md"
     memory.write_text("- billing: uses PostgreSQL 14 (2026-01-05)\n", encoding="utf-8")
