@@ -210,6 +210,28 @@ def test_the_entry_counts_in_the_folders_bound(tmp_path: Path, store: Path) -> N
     assert not _kept(tmp_path / "cache") and shards
 
 
+def test_an_earlier_formats_files_count_in_the_bound_and_go(tmp_path: Path, store: Path) -> None:
+    """A shard or entry an earlier version wrote (JSON) is never read again: it counts in the
+    bound, and goes first of its kind (parse entries, then the engine's shards) once the folder
+    passes it."""
+    from memory_autopsy.ingest.cache import ParseCache
+
+    lint([str(store)], Settings(parse_cache=str(tmp_path / "cache")))
+    (entry,) = _entries(tmp_path / "cache")
+    old = [entry / "00.json", next((tmp_path / "cache" / "v1").glob("??")) / "0123.json"]
+    for path in old:
+        path.write_text('{"salt": "", "groups": {}}' * 100, encoding="utf-8")
+        os.utime(path, (1, 1))
+    kept = sum(p.stat().st_size for p in _kept(tmp_path / "cache"))
+    total = kept + sum(path.stat().st_size for path in old)
+    assert ParseCache(tmp_path / "cache", max_bytes=total).prune() == total  # counted
+    files = set(_kept(tmp_path / "cache"))
+    ParseCache(tmp_path / "cache", max_bytes=total - 1).prune()  # the oldest parse entry goes
+    assert not old[1].exists() and old[0].exists() and set(_kept(tmp_path / "cache")) == files
+    ParseCache(tmp_path / "cache", max_bytes=0).prune()
+    assert not old[0].exists() and not _kept(tmp_path / "cache")
+
+
 def _alike_warm_and_plain(paths: list[str], cache: Path) -> None:
     cached = Settings(parse_cache=str(cache))
     first, second = lint(paths, cached), lint(paths, cached)

@@ -273,7 +273,9 @@ class ParseCache:
         kept_from = float("inf") if since is None else since
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
-        for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob(f"*/*{SUFFIX}"))):
+        # Every file of the folders counts, an earlier version's too (its JSON entries are never
+        # read again): never touched, they go first.
+        for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob("*/*"))):
             for entry in found:
                 try:
                     stat = entry.stat()
