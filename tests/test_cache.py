@@ -16,6 +16,7 @@ import pytest
 from conftest import EXAMPLES, SRC
 from memory_autopsy.api import lint, load_store
 from memory_autopsy.ingest.cache import SUFFIX, ParseCache, entry_parts, load_entry
+from memory_autopsy.ingest.records import DRAFT_FIELDS
 from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.settings import Settings
 
@@ -142,7 +143,37 @@ def test_a_fact_row_of_another_shape_is_a_miss_and_rewritten(tmp_path: Path) -> 
         write_entry(entry, bad)
         assert load_store([str(memory)], settings).facts == expected
         assert read_entry(entry) == good  # rewritten whole
+    draft_row = next(i for i, row in enumerate(good["drafts"]) if len(row) == 29)
+    for field in ("aliases", "suppress"):  # a draft row's too: lists where a draft holds tuples
+        bad = marshal.loads(marshal.dumps(good))
+        bad["drafts"][draft_row][DRAFT_FIELDS.index(field)] = ["x"]
+        write_entry(entry, bad)
+        assert load_store([str(memory)], settings).facts == expected
+        assert read_entry(entry) == good
     assert load_store([str(memory)], settings).facts == expected == load_store([str(memory)]).facts
+
+
+def test_a_markdown_stores_entries_share_their_names(tmp_path: Path) -> None:
+    """Draft rows (`Label: rest` lines) read back from several entries hold one copy of each
+    name, as fact rows do (test_a_jsonl_store_read_in_spans_shares_its_names_as_one_parse_does)."""
+    from memory_autopsy.ingest import loader
+    from memory_autopsy.ingest.records import Draft
+
+    paths = []
+    for n in range(3):
+        path = tmp_path / f"m{n}.md"
+        path.write_text("".join(f"- Deploy {k}: ship on Fridays (source: runbook, {2026}-01-0{k + 1})\n"
+                                for k in range(3)), encoding="utf-8")
+        paths.append(path)
+    sources = [loader.Source(str(p), p.read_bytes()) for p in paths]
+    loader.load_sources(sources, cache=ParseCache(tmp_path / "cache"))
+    warm = ParseCache(tmp_path / "cache")
+    results = [warm.get(str(p), p.read_bytes(), kept=True) for p in paths]
+    drafts = [d for r in results if r is not None for d in r.drafts]
+    assert len(drafts) == 9 and all(type(d) is Draft and d.label for d in drafts)
+    for field in ("shape", "kind", "observed_at", "source"):
+        values = [getattr(d, field) for d in drafts]
+        assert len({id(v) for v in values}) == len(set(values)), field
 
 
 def test_a_jsonl_store_is_kept_as_fact_rows(tmp_path: Path) -> None:

@@ -101,7 +101,8 @@ _DERIVED_SIZE = len(Derived._fields) - 3  # a derivation as a row keeps it: from
               "written_entity", "shape", "suppress", "order", "body", "kind", "norm")
 )
 _FACT_ROW = len(FACT_FIELDS) + 1
-_F_NAMES = (_F_ENTITY, _F_SHAPE, _F_KIND, _F_OBSERVED, _F_SOURCE)  # interned in an entry
+_F_NAMES = (_F_ENTITY, _F_SHAPE, _F_KIND, _F_OBSERVED, _F_SOURCE)  # interned in an entry (`_intern`)
+_D_NAMES = (_ENTITY, _SHAPE, _KIND, _OBSERVED, _SOURCE)  # the same, of a draft row
 # What the store-wide label settling changes of a draft: an entry keeps the draft as parsed.
 Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
 _ROW = attrgetter(*DRAFT_FIELDS)
@@ -133,7 +134,7 @@ class ParseCache:
         self.bytes_written = 0
         self._pending: list[tuple[str, JsonResult, dict[int, Parsed]] | None] = []
         self._read: list[tuple[str, list[tuple[int, Draft, Derived | None]]]] = []
-        self.strings: dict[str, str] = {}  # one copy of each name, date, source and kind read this run
+        self.strings: dict[str, str] = {}  # one copy of each name and source the JSONL spans parsed this run hold
 
     def key(self, path: str, data: bytes | memoryview, part: str = "") -> str:
         """`part` names a piece of a file cached on its own (a span of a JSONL store's lines)."""
@@ -153,7 +154,7 @@ class ParseCache:
         key = self.key(path, data, part)
         target = self._file(key)
         try:
-            result = decode(load_entry(target), path, self.strings)
+            result = decode(load_entry(target), path)
             os.utime(target)  # least recently used goes first when the folder is pruned
         except UNREADABLE:
             self.misses += 1
@@ -274,7 +275,7 @@ class ParseCache:
         entries = []
         parsed = [entry for folder in self.root.glob("??") for entry in folder.iterdir()]
         # Every file of the folders counts, an earlier version's too (its JSON entries are never
-        # read again): never touched, they go first.
+        # read again): never touched, they go first of their kind.
         for engine, found in ((False, parsed), (True, (self.root / ENGINE_FOLDER).glob("*/*"))):
             for entry in found:
                 try:
@@ -370,6 +371,9 @@ def _new_file(folder: str) -> tuple[int, str]:
 ENGINE_FOLDER = "engine"
 
 
+_CHECK = 4  # the checksum's bytes
+
+
 def load_entry(target: Path) -> Any:
     """An entry's value; ValueError when its checksum does not match (a damaged file: marshal
     would read many a flipped byte as another value, where JSON mostly failed to parse)."""
@@ -385,9 +389,6 @@ def entry_parts(value: Any) -> tuple[bytes, bytes]:
     for 24 MB); ValueError for a value marshal cannot write."""
     data = marshal.dumps(value)
     return zlib.crc32(data).to_bytes(_CHECK, "little"), data
-
-
-_CHECK = 4  # the checksum's bytes
 
 
 def write_entry(target: Path, value: Any) -> bool:
@@ -515,15 +516,10 @@ def _as_fact(draft: Draft, fact: Fact | None) -> Fact | None:
 
 
 def _fact_row(fact: Fact, named: bool) -> list[Any]:
-    """A fact as an entry keeps it (`named`: whether its draft's entity was written). Its names
-    shared with other rows (entity, shape, kind, observation, source) are interned: marshal
-    reads an interned string back interned, so every entry's rows hold one copy of each, as a
-    parse shares them (the engine's passes over a store's facts compare and hash them: 100k
-    copies of "state" cost each pass a cache miss a fact)."""
+    """A fact as an entry keeps it (`named`: whether its draft's entity was written), its names
+    interned."""
     row: list[Any] = list(fact)
-    for at in _F_NAMES:
-        if type(row[at]) is str:
-            row[at] = sys.intern(row[at])
+    _intern(row, _F_NAMES)
     row[_F_PATH] = row[_F_ORDER] = 0
     row[_F_FIDELITY] = _VALUES[row[_F_FIDELITY]]
     if row[_F_NORM] == row[_F_BODY]:
@@ -537,10 +533,14 @@ def _fact_row(fact: Fact, named: bool) -> list[Any]:
 
 
 def _row(draft: Draft, parsed: Parsed | None = None) -> list[Any]:
-    row: list[Any] = list(_ROW(draft))  # its lists and tuples as they are: decode takes either
+    """A draft as an entry keeps it: its names interned and its lists as tuples, as a fact row's."""
+    row: list[Any] = list(_ROW(draft))
     row[_PATH] = 0
     if parsed is not None:
         row[_ENTITY], row[_BODY], row[_FIDELITY], row[_NAMED] = parsed
+    _intern(row, _D_NAMES)
+    row[_ALIASES] = tuple(row[_ALIASES]) if row[_ALIASES] else ()
+    row[_SUPPRESS] = tuple(row[_SUPPRESS]) if row[_SUPPRESS] else ()
     row[_FIDELITY] = _VALUES[row[_FIDELITY]]
     if row[_BODY] and row[_BODY] == draft.claim:
         row[_BODY] = 0
@@ -591,33 +591,22 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
     ]
 
 
-# Where a draft row holds the entity, shape, kind, observation and source (shared with the
-# run's other rows), then the aliases and suppressions (tuples in a fact).
-_SHARED = (_ENTITY, _SHAPE, _KIND, _OBSERVED, _SOURCE, _ALIASES, _SUPPRESS)
+def _intern(row: list[Any], names: tuple[int, ...]) -> None:
+    """The row's names (its entity, shape, kind, observation and source, shared with the run's
+    other rows) interned: marshal reads an interned string back interned, so every entry's rows
+    hold one copy of each, as a parse shares them (the engine's passes over a store's facts
+    compare and hash them: 100k copies of "state" cost each pass a cache miss a fact)."""
+    for at in names:
+        if type(row[at]) is str:
+            row[at] = sys.intern(row[at])
 
 
-def _share(row: list[Any], share: Callable[[str, str], str], at: tuple[int, ...]) -> str:
-    """The row's names as the first copy `share` holds, its lists as tuples; returns its entity."""
-    entity_at, shape_at, kind_at, observed_at, source_at, aliases_at, suppress_at = at
-    entity = row[entity_at] = share(row[entity_at], row[entity_at])
-    row[shape_at], row[kind_at] = share(row[shape_at], row[shape_at]), share(row[kind_at], row[kind_at])
-    if row[observed_at] is not None:
-        row[observed_at] = share(row[observed_at], row[observed_at])
-    if row[source_at] is not None:
-        row[source_at] = share(row[source_at], row[source_at])
-    row[aliases_at] = tuple(row[aliases_at]) if row[aliases_at] else ()
-    row[suppress_at] = tuple(row[suppress_at]) if row[suppress_at] else ()
-    return entity
-
-
-def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = None) -> JsonResult:
+def decode(data: dict[str, Any], path: str) -> JsonResult:
     """The entry's drafts, and its fact rows (a draft without a label, whose derivation no
     store reads otherwise) as their facts' values (records.ordered makes the facts): building a
-    draft for each, and then its fact of the draft, was most of a warm load. A fact row's
-    names come back interned (`_fact_row`); a draft row's entity, observation, source, shape and
-    kind are the first copy `strings` holds, as a parse shares them. A row is told by its
-    length: a fact row is one longer than a draft row."""
-    share = (strings if strings is not None else {}).setdefault
+    draft for each, and then its fact of the draft, was most of a warm load. Either row's names
+    come back interned and its aliases and suppressions as tuples (`_intern`). A row is told by
+    its length: a fact row is one longer than a draft row."""
     drafts: list[Draft] = []
     rows: list[Item] = []
     named: list[str] = []
@@ -646,10 +635,10 @@ def decode(data: dict[str, Any], path: str, strings: dict[str, str] | None = Non
             continue
         if len(row) != size:
             raise ValueError("cache entry of another shape")
-        if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str:
+        if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str \
+                or type(row[_ALIASES]) is not tuple or type(row[_SUPPRESS]) is not tuple:
             raise ValueError("cache entry of another shape")
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
-        _share(row, share, _SHARED)
         row[_PATH] = path
         claim = row[_CLAIM]
         if row[_BODY] == 0:
