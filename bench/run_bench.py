@@ -19,6 +19,10 @@ measures in the same run:
   case; and with no record to replay), and the same hook in a git repository of 30,000 source
   files (it lists them for its scope).
 
+At each size the shapes take turns, a round at a time (floor, scan, cold and warm of JSONL, then
+of the JSON document, then of markdown, then round 2): a slower minute of the machine falls on
+every shape, so a ratio between shapes compares runs close in time. The best run is kept.
+
 Every child is started with Popen and reaped with `os.wait4`, which returns that child's own
 rusage, so its peak RSS (`ru_maxrss`) is exact per child. Wall time is perf_counter around
 spawn + wait. The children get PYTHONPATH=<repo>/src (so a clean clone works without
@@ -149,52 +153,73 @@ class ShapeResult:
         return a / b if a is not None and b else None
 
 
-def measure_shape(shape: str, n: int, runner: Runner, seed: int, repeat: int, scan_ok: bool,
-                  peer: Peer | None) -> ShapeResult:
-    store, _, _ = store_for(shape, n, seed, runner.cache)
-    res = ShapeResult(shape, n, store.stat().st_size / MiB)
-    floor_store, floor_code = store, FLOOR_JSONL
-    if shape == "json":
-        floor_code = FLOOR_JSON
-    elif shape == "md":
-        floor_store = store_for("jsonl", n, seed, runner.cache)[0]  # the same facts as JSONL
-    floors: list[Run] = []
-    scans: list[Run] = []
-    colds: list[DriverRun] = []
-    warms: list[DriverRun] = []
-    out = runner.cache / f"scan-{shape}-n{n}.json"
-    parse_cache = runner.cache / f"parse-cache-{shape}-n{n}"
-    what = f"{shape} n={n:,}"
-    for i in range(repeat):
+class _ShapeRuns:
+    """One shape's runs at one size, a round at a time: `measure_size` runs each shape's round i
+    in turn, so a slower minute of the machine falls on every shape and the ratios between
+    shapes (markdown / JSONL) compare runs minutes apart at most, not a whole shape's runs."""
+
+    def __init__(self, shape: str, n: int, runner: Runner, seed: int, repeat: int, scan_ok: bool) -> None:
+        self.store = store_for(shape, n, seed, runner.cache)[0]
+        self.res = ShapeResult(shape, n, self.store.stat().st_size / MiB)
+        self.floor_store, self.floor_code = self.store, FLOOR_JSONL
+        if shape == "json":
+            self.floor_code = FLOOR_JSON
+        elif shape == "md":
+            self.floor_store = store_for("jsonl", n, seed, runner.cache)[0]  # the same facts as JSONL
+        self.runner, self.repeat, self.scan_ok = runner, repeat, scan_ok
+        self.floors: list[Run] = []
+        self.scans: list[Run] = []
+        self.colds: list[DriverRun] = []
+        self.warms: list[DriverRun] = []
+        self.out = runner.cache / f"scan-{shape}-n{n}.json"
+        self.parse_cache = runner.cache / f"parse-cache-{shape}-n{n}"
+        self.what = f"{shape} n={n:,}"
+
+    def round(self, i: int) -> None:
+        runner, res, what, repeat = self.runner, self.res, self.what, self.repeat
         progress(f"{what}: floor run {i + 1}/{repeat}")
-        floors.append(checked(runner.run(["-c", floor_code, floor_store.name]), "floor"))
-        if not scan_ok or res.error:
-            continue
+        self.floors.append(checked(runner.run(["-c", self.floor_code, self.floor_store.name]), "floor"))
+        if not self.scan_ok or res.error:
+            return
         try:
             progress(f"{what}: scan run {i + 1}/{repeat}")
-            run = runner.run(["-m", "memory_autopsy", "scan", store.name, "--json"], out)
-            scans.append(_check_scan(run, out, res))
-            shutil.rmtree(parse_cache, ignore_errors=True)
+            run = runner.run(["-m", "memory_autopsy", "scan", self.store.name, "--json"], self.out)
+            self.scans.append(_check_scan(run, self.out, res))
+            shutil.rmtree(self.parse_cache, ignore_errors=True)
             progress(f"{what}: cold-cache run {i + 1}/{repeat}")
-            colds.append(run_driver(runner, [store.name], out, parse_cache=parse_cache))
+            self.colds.append(run_driver(runner, [self.store.name], self.out, parse_cache=self.parse_cache))
             progress(f"{what}: warm-cache run {i + 1}/{repeat}")
-            warms.append(run_driver(runner, [store.name], out, parse_cache=parse_cache))
+            self.warms.append(run_driver(runner, [self.store.name], self.out, parse_cache=self.parse_cache))
         except BenchError as exc:
             res.error = str(exc)
-    out.unlink(missing_ok=True)
-    shutil.rmtree(parse_cache, ignore_errors=True)
-    res.floor_s = min(r.wall for r in floors)
-    if scans:
-        res.scan_s = min(r.wall for r in scans)
-        res.scan_mib = max(r.peak_mib for r in scans)
-    if colds and warms:
-        res.cold_s, res.warm_s = min(r.wall for r in colds), min(r.wall for r in warms)
-        res.cold_work_s, res.warm_work_s = min(r.work_s for r in colds), min(r.work_s for r in warms)
-        res.cold_ingest_s = _min_or_none([r.ingest_s for r in colds])
-        res.warm_ingest_s = _min_or_none([r.ingest_s for r in warms])
-    if shape == "json" and peer is not None:
-        _measure_peer(res, store, runner, peer)
-    return res
+
+    def result(self, peer: Peer | None) -> ShapeResult:
+        res, colds, warms = self.res, self.colds, self.warms
+        self.out.unlink(missing_ok=True)
+        shutil.rmtree(self.parse_cache, ignore_errors=True)
+        res.floor_s = min(r.wall for r in self.floors)
+        if self.scans:
+            res.scan_s = min(r.wall for r in self.scans)
+            res.scan_mib = max(r.peak_mib for r in self.scans)
+        if colds and warms:
+            res.cold_s, res.warm_s = min(r.wall for r in colds), min(r.wall for r in warms)
+            res.cold_work_s, res.warm_work_s = min(r.work_s for r in colds), min(r.work_s for r in warms)
+            res.cold_ingest_s = _min_or_none([r.ingest_s for r in colds])
+            res.warm_ingest_s = _min_or_none([r.ingest_s for r in warms])
+        if res.shape == "json" and peer is not None:
+            _measure_peer(res, self.store, self.runner, peer)
+        return res
+
+
+def measure_size(shapes: list[str], n: int, runner: Runner, seed: int, repeat: int, scan_ok: bool,
+                 peer: Peer | None) -> dict[str, ShapeResult]:
+    """Every shape at one size, the shapes taking turns round by round (`_ShapeRuns`); the
+    best run of each is kept."""
+    runs = [_ShapeRuns(shape, n, runner, seed, repeat, scan_ok) for shape in shapes]
+    for i in range(repeat):
+        for shape_runs in runs:
+            shape_runs.round(i)
+    return {shape_runs.res.shape: shape_runs.result(peer) for shape_runs in runs}
 
 
 def _min_or_none(values: list[float | None]) -> float | None:
@@ -912,9 +937,9 @@ def _bench(args: argparse.Namespace, wanted: list[int], runner: Runner) -> int:
     peer = None if args.no_peer else setup_peer(runner, args.seed, args.peer_timeout, not args.no_peer_install)
     results: dict[tuple[str, int], ShapeResult] = {}
     for n in wanted:
-        for shape in args.shapes:
-            results[(shape, n)] = measure_shape(shape, n, runner, args.seed, _repeat(args, n),
-                                                scan_problem is None, peer)
+        for shape, res in measure_size(args.shapes, n, runner, args.seed, _repeat(args, n),
+                                       scan_problem is None, peer).items():
+            results[(shape, n)] = res
     hook_n = args.hook_facts or (HOOK_FACTS if HOOK_FACTS in wanted else None)
     hook = [] if args.no_hook or hook_n is None or scan_problem else \
         measure_hook(hook_n, runner, args.seed, _repeat(args, hook_n))

@@ -145,3 +145,24 @@ def test_the_commit_case_takes_turns_with_an_unchanged_file(tmp_path: Path) -> N
     original = run_bench.THREE_FACTS.splitlines()[-1]
     assert lines[0::2] == [original] * (run_bench.STARTUP_RUNS + 1)  # turns: as it is, then edited
     assert len(set(lines[1::2])) == run_bench.STARTUP_RUNS + 1 and original not in lines[1::2]
+
+
+def test_the_shapes_take_turns_round_by_round(tmp_path: Path) -> None:
+    """At one size, round 1 of every shape runs before round 2 of any: the markdown and JSONL
+    scans whose ratio is a target are minutes apart at most, not a shape's whole runs apart."""
+    import run_bench
+    from common import Runner
+
+    class Recording(Runner):
+        def run(self, args, stdout=None, timeout=None, cwd=None):  # type: ignore[no-untyped-def]
+            if args[:3] == ["-m", "memory_autopsy", "scan"]:
+                scanned.append(Path(args[3]).suffix)
+            return super().run(args, stdout, timeout=timeout, cwd=cwd)
+
+    scanned: list[str] = []
+    runner = Recording(tmp_path, timeout=120, mem_limit_gib=0)
+    results = run_bench.measure_size(["jsonl", "md"], 200, runner, 0, 2, True, None)
+    assert scanned == [".jsonl", ".md", ".jsonl", ".md"]
+    assert results["jsonl"].facts == results["md"].facts == 200
+    assert results["md"].scan_s is not None and results["jsonl"].scan_s is not None
+    assert results["jsonl"].scan_facts == results["md"].scan_facts == 200
