@@ -58,3 +58,19 @@ def test_a_candidate_scored_again_is_scored_alike(tmp_path: Path) -> None:
     claims = [f"{FIRST} {middle} {LAST}" for middle in MIDDLES[:3]]
     copies = [f"{FIRST} {MIDDLES[1]}{ending} {LAST}" for ending in ("s", "es", "ed")]
     assert _near(tmp_path, claims + copies) == [(6, 4), (7, 4), (8, 4)]
+
+
+@pytest.mark.parametrize("kept", [0, 1, 2])
+def test_past_the_kept_candidates_a_candidate_is_scored_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: int
+) -> None:
+    """Past KEPT candidates an entity's trigrams are made again each time a candidate is scored:
+    the same copies are found, each naming the same claim, whatever the limit."""
+    from memory_autopsy.engine import duplicates
+
+    claims = [f"{FIRST} {middle} {LAST}" for middle in MIDDLES]
+    copies = [f"{FIRST} {middle}{ending} {LAST}" for middle in MIDDLES[:4] for ending in ("s", "es", "ed")]
+    expected = _near(tmp_path, claims + copies)
+    assert len(expected) == 12 and {line for _, line in expected} == {3, 4, 5, 6}
+    monkeypatch.setattr(duplicates, "KEPT", kept)
+    assert _near(tmp_path, claims + copies) == expected

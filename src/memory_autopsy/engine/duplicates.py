@@ -17,6 +17,7 @@ from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem, trigrams
 THRESHOLD = 0.91
 # Claims kept per blocking key: a hot entity of templated claims stays linear.
 BUCKET_LIMIT = 8
+KEPT = 25_000  # candidates whose trigrams `_grams` keeps, per entity and file
 _MOD = (1 << 61) - 1  # blocking keys are hashes modulo a Mersenne prime
 _BASE = 1_000_003
 _NUMBER_WORD = lazyre.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
@@ -287,11 +288,16 @@ def content_words(text: str) -> frozenset[str]:
 def _grams(ctx: Context, facts: Sequence[Fact], kept: dict[int, frozenset[str] | None], j: int) -> frozenset[str]:
     """A candidate's trigrams, kept from its second time on: a claim first in a full bucket is a
     candidate for every later claim of its keys, while most are scored once, and a set kept for
-    each (~5 KB a claim) was half the layer's memory on a hot entity."""
+    each (~5 KB a claim) was half the layer's memory on a hot entity. At most KEPT candidates are
+    kept: past them a candidate's trigrams are made each time it is scored (the score is the
+    same), so one entity of a million claims holds ~100 MB of sets, not ~600."""
     gram = kept.get(j)
     if gram is None:
         gram = trigrams(ctx.norm_body(facts[j]))
-        kept[j] = gram if j in kept else None  # None: scored once
+        if j in kept:
+            kept[j] = gram
+        elif len(kept) < KEPT:
+            kept[j] = None  # None: scored once
     return gram
 
 
