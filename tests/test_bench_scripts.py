@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,10 +155,10 @@ def test_the_shapes_take_turns_round_by_round(tmp_path: Path) -> None:
     from common import Runner
 
     class Recording(Runner):
-        def run(self, args, stdout=None, timeout=None, cwd=None):  # type: ignore[no-untyped-def]
+        def run(self, args: list[str], *rest: Any, **named: Any) -> Any:
             if args[:3] == ["-m", "memory_autopsy", "scan"]:
                 scanned.append(Path(args[3]).suffix)
-            return super().run(args, stdout, timeout=timeout, cwd=cwd)
+            return super().run(args, *rest, **named)
 
     scanned: list[str] = []
     runner = Recording(tmp_path, timeout=120, mem_limit_gib=0)
