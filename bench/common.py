@@ -50,6 +50,9 @@ class Run:
     code: int
     timed_out: bool
     stderr_tail: str
+    # Processor seconds (user and system) of the child and of every child it waited for: a scan
+    # of a large store judges it in more than one process (memory_autopsy.parallel).
+    cpu: float = 0.0
 
 
 @dataclass
@@ -71,7 +74,8 @@ class Runner:
     def run(self, args: list[str], stdout: Path | None = None, timeout: float | None = None,
             cwd: Path | None = None, exe: str | None = None) -> Run:
         """Run `python ARGS` (or `EXE ARGS`), in the cache folder by default: wall time from
-        spawn to reap and the child's own peak RSS."""
+        spawn to reap, the child's own peak RSS (of it or of a child it waited for, whichever is
+        larger) and its processor time."""
         err_path = self.cache / "stderr.txt"
         out_target = stdout if stdout is not None else Path(os.devnull)
         with out_target.open("wb") as out, err_path.open("wb") as err:
@@ -99,7 +103,8 @@ class Runner:
                 timer.cancel()
             wall = time.perf_counter() - start
         proc.returncode = code = os.waitstatus_to_exitcode(status)
-        return Run(wall, _maxrss_mib(usage.ru_maxrss), code, killed.is_set(), _tail(err_path))
+        return Run(wall, _maxrss_mib(usage.ru_maxrss), code, killed.is_set(), _tail(err_path),
+                   usage.ru_utime + usage.ru_stime)
 
     def _limit_memory(self, pid: int) -> None:
         """Cap the child's address space (Linux `prlimit`; elsewhere no cap).

@@ -277,11 +277,25 @@ def test_what_a_recorder_sees(store: Path, monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.parametrize("work", [
     lambda: Path("memory/notes.md").write_text(CONFLICT, encoding="utf-8"),  # a write (the same bytes)
     lambda: __import__("subprocess").run(["git", "--version"], capture_output=True),  # not reported
-], ids=["write", "process"])
+    lambda: os.waitpid(os.fork() or os._exit(0), 0),  # a child that may read anything
+], ids=["write", "process", "fork"])
 def test_a_run_that_cannot_be_replayed_leaves_no_record(store: Path, work, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(store)
     assert not _recording(store, work).save(0)
     assert records(store) == []
+
+
+def test_a_run_whose_children_only_compute_is_recorded(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_autopsy import parallel  # a large store's run: its children judge, then send
+
+    monkeypatch.chdir(store)
+
+    def work() -> None:
+        Path("memory/notes.md").read_bytes()
+        child = parallel.fork(lambda: [[1, 2]])
+        assert child is not None and list(child.pieces()) == [[1, 2]]
+
+    assert _recording(store, work).save(1) and len(records(store)) == 1
 
 
 def test_an_input_that_changed_while_the_run_read_it_leaves_no_record(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:

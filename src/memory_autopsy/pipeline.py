@@ -61,7 +61,7 @@ def _load(
     sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems), extra)
     if on_read is not None:
         sources = _heard(sources, on_read)
-    store = load_sources(sources, settings.vocabulary, problems, settings.lexicon, cache)
+    store = load_sources(sources, settings.vocabulary, problems, settings.lexicon, cache, settings.jobs)
     return (replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store), cache
 
 

@@ -48,6 +48,9 @@ class Settings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     baseline: str | None = None
+    # Processes the per-entity layers may use on a large store (engine.parallel): 1 judges in
+    # this process, 0 uses the CPUs (at most 4). The command line runs with 0 (`--jobs`).
+    jobs: int = 1
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:
         """The configured severity, or None when the rule is off."""

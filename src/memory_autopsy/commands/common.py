@@ -41,9 +41,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         limit = _age_limit(args.max_age_days)
     if limit is not None:  # the rule file's limit meets --as-of here too
         changes["max_age_days"] = _within_calendar(limit, as_of)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 0:
+        raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
+    changes["jobs"] = 0 if jobs is None else jobs
     if getattr(args, "no_cache", False):
         changes["embed"] = replace(settings.embed, use_cache=False)
-    return replace(settings, **changes) if changes else settings  # type: ignore[arg-type]
+    return replace(settings, **changes)  # type: ignore[arg-type]
 
 
 def _age_limit(days: int) -> int:

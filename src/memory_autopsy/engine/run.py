@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date
+from functools import partial
 from operator import attrgetter
 from typing import Protocol
 
+from memory_autopsy import parallel
 from memory_autopsy.engine import (
     blocks,
     deprecated,
@@ -69,7 +71,8 @@ def lint_store(
     found += hygiene.look_alikes(store, ctx)
     pasted, in_blocks = blocks.find(ctx)
     found += pasted
-    found += per_entity(ctx, in_blocks) if memo is None else memo.findings(ctx, in_blocks, per_entity)
+    judge = per_entity if settings.jobs == 1 else partial(_judged, jobs=settings.jobs)
+    found += judge(ctx, in_blocks) if memo is None else memo.findings(ctx, in_blocks, judge)
     found += status.find(ctx)
     found += numeric.find(ctx)
     found += deprecated.find(ctx)
@@ -109,6 +112,34 @@ def per_entity(ctx: Context, in_blocks: set[int]) -> list[Finding]:
     found += explicit
     found += slots.find(ctx, {flagged for flagged, _ in pairs})
     return found
+
+
+def _judged(ctx: Context, in_blocks: set[int], jobs: int) -> list[Finding]:
+    """`per_entity` with the entities dealt out, by their facts, to up to `jobs` processes
+    (memory_autopsy.parallel); a child that fails has its entities judged here."""
+    sizes = {form: len(facts) for form, facts in ctx.by_entity.items()}
+    jobs = parallel.jobs_of(jobs, sum(sizes.values()))
+    if jobs < 2 or len(sizes) < 2:
+        return per_entity(ctx, in_blocks)
+    parts = [ctx.narrowed(group) for group in parallel.dealt(sizes, jobs)]
+    children = [parallel.fork(partial(_judged_piece, part, in_blocks)) for part in parts[1:]]
+    try:
+        found = per_entity(parts[0], in_blocks)
+    except BaseException:
+        for child in children:
+            if child is not None:
+                child.stop()
+        raise
+    for part, child in zip(parts[1:], children):
+        try:
+            found += [finding for piece in child.pieces() for finding in piece] if child else per_entity(part, in_blocks)
+        except parallel.ChildFailed:
+            found += per_entity(part, in_blocks)
+    return found
+
+
+def _judged_piece(ctx: Context, in_blocks: set[int]) -> list[list[Finding]]:
+    return [per_entity(ctx, in_blocks)]
 
 
 def _known_at(fact: Fact, day: str) -> bool:

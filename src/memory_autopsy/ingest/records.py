@@ -192,15 +192,44 @@ def finish(draft: Draft | Record, vocabulary: Vocabulary, order: int, keep: bool
     derived as a draft of its fields is, and made its fact at once."""
     if isinstance(draft, Record):
         return freeze(draft, derivation(draft, vocabulary, lexicon or default_lexicon()), order)
-    derived, settled = draft.derived, draft.settled
-    if derived is None or not fits(derived, draft):
-        if settled is not None and fits(settled, draft):
-            derived = settled
-        elif not keep:  # nothing keeps what was derived: its values go to the fact as they are
+    derived = _derived_before(draft)
+    if derived is None:
+        if not keep:  # nothing keeps what was derived: its values go to the fact as they are
             return freeze(_FIELDS(draft), derivation(draft, vocabulary, lexicon or default_lexicon()), order)
-        else:
-            derived = draft.derived = derive(draft, vocabulary, lexicon or default_lexicon())
+        derived = draft.derived = derive(draft, vocabulary, lexicon or default_lexicon())
     return freeze(_FIELDS(draft), derived[3:], order)
+
+
+def _derived_before(draft: Draft) -> Derived | None:
+    """What was derived of the draft as it reads now (by the parse cache, or when its label was
+    settled), if anything was."""
+    derived, settled = draft.derived, draft.settled
+    if derived is not None and fits(derived, draft):
+        return derived
+    if settled is not None and fits(settled, draft):
+        return settled
+    return None
+
+
+def sent(item: Item, vocabulary: Vocabulary, lexicon: Lexicon) -> tuple[Any, ...] | None:
+    """What a child deriving part of a store sends back of an item (memory_autopsy.parallel):
+    its derivation, each value the item holds already written 0 as `values_of` reads it (a
+    third of the bytes); None for an item `finish` derives nothing of (a row, a draft derived
+    before)."""
+    if isinstance(item, list) or not isinstance(item, Record) and _derived_before(item) is not None:
+        return None
+    slot, value, qualifier, verb, fact_id, stripped, norm, cued = derivation(item, vocabulary, lexicon)
+    return (0 if slot == item.slot else slot, 0 if value == item.value else value, qualifier, verb, fact_id,
+            0 if stripped == item.claim else stripped, 0 if norm == stripped else norm, cued)
+
+
+def finish_sent(item: Item, derived: Sequence[Any] | None, vocabulary: Vocabulary, order: int,
+                lexicon: Lexicon) -> Fact:
+    """The fact of an item and what a child sent of it (`sent`)."""
+    if derived is None:
+        return ordered(item, order) if isinstance(item, list) else finish(item, vocabulary, order, False, lexicon)
+    row = item if isinstance(item, Record) else _FIELDS(item)
+    return freeze(row, derived, order)
 
 
 def freeze(row: Sequence[Any], derived: Sequence[Any], order: int) -> Fact:
