@@ -51,6 +51,25 @@ def _jsonl(path: Path) -> Path:
     return path
 
 
+def _canonical(path: Path, drafts_from: int = FACTS) -> Path:
+    """The same records in the canonical shape a large store has (every field, an id), which
+    a child reads and derives whole; the lines from `drafts_from` on as they were (drafts)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        if i < drafts_from:
+            slot, value = record.get("slot", ""), record.get("value", "")
+            record = {"id": f"fact{i:05d}", "entity": record["entity"], "slot": slot, "value": value,
+                      "claim": record.get("claim") or f'{slot} = "{value}"', "observed_at": record["observed_at"],
+                      "valid_from": None, "valid_to": None, "source": "ops" if i % 3 else None,
+                      "source_class": "unclassified", "fidelity": "FULL" if slot else "PARTIAL", "status_verb": None}
+        out.append(json.dumps(record) + "\n")
+    out.insert(FACTS * 3 // 4, "42\n")  # a problem in a child's part, numbered as one process numbers it
+    path.write_text("".join(out), encoding="utf-8")
+    return path
+
+
 def _markdown(path: Path) -> Path:
     """Bullets under headings, `Label: rest` lines the store settles, prose the reader derives."""
     out = []
@@ -65,9 +84,25 @@ def _markdown(path: Path) -> Path:
     return path
 
 
-@pytest.fixture(params=["jsonl", "markdown"])
+# The children a run with 2 jobs starts: reading, deriving, judging. A JSONL store of
+# canonical records is read in parts whose records come back derived, so it starts no child
+# to derive them; a part with drafts is read again here and derived by a child.
+CHILDREN = {"canonical": 2, "canonical then drafts": 3, "drafts": 3, "markdown": 2}
+
+
+@pytest.fixture(params=list(CHILDREN))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    return _jsonl(tmp_path / "store.jsonl") if request.param == "jsonl" else _markdown(tmp_path / "notes.md")
+    if request.param == "markdown":
+        return _markdown(tmp_path / "notes.md")
+    path = _jsonl(tmp_path / f"{request.param.replace(' ', '-')}.jsonl")
+    if request.param == "canonical":
+        return _canonical(path)
+    return _canonical(path, FACTS * 3 // 4) if request.param == "canonical then drafts" else path
+
+
+def _children(store: Path, jobs: int) -> int:
+    name = store.stem.replace("-", " ")
+    return CHILDREN["markdown" if store.suffix == ".md" else name] * (jobs - 1)
 
 
 @pytest.fixture(autouse=True)
@@ -98,20 +133,27 @@ def test_more_jobs_report_what_one_does(store: Path, jobs: int, small_stores_for
     one = _report(store, 1)
     assert small_stores_fork == []
     assert _report(store, jobs) == one
-    # reading and judging each started jobs - 1 children, every one of them
-    assert len(small_stores_fork) == 2 * (jobs - 1) and all(small_stores_fork)
+    # reading, deriving and judging each started jobs - 1 children (or none: CHILDREN), every one
+    assert len(small_stores_fork) == _children(store, jobs) and all(small_stores_fork)
     assert len(json.loads(one[0])["findings"]) > 50
+    assert ("must be an object" in one[0]) is ("canonical" in store.stem)
 
 
 def test_a_child_that_fails_costs_no_findings(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one = _report(store, 1)
     parent = os.getpid()
-    sent = loader._sent
+    sent, part_sent = loader._sent, loader._part_sent
 
     def cut_short(*args):  # type: ignore[no-untyped-def]
         pieces = sent(*args)
         yield next(pieces)
         os._exit(0)  # a clean exit before its last piece: the pipe ends early
+
+    def part_cut_short(*args):  # type: ignore[no-untyped-def]
+        pieces = part_sent(*args)
+        yield next(pieces)
+        yield next(pieces, None)
+        os._exit(0)
 
     def failing(*args):  # type: ignore[no-untyped-def]
         if os.getpid() != parent:
@@ -119,6 +161,7 @@ def test_a_child_that_fails_costs_no_findings(store: Path, monkeypatch: pytest.M
         return [engine_run.per_entity(*args)]
 
     monkeypatch.setattr(loader, "_sent", cut_short)
+    monkeypatch.setattr(loader, "_part_sent", part_cut_short)
     monkeypatch.setattr(engine_run, "_judged_piece", failing)
     assert _report(store, 2) == one
 
@@ -137,7 +180,7 @@ def test_the_command_line_uses_the_cpus_and_takes_jobs(store: Path, small_stores
     one = run_cli("scan", str(store), "--json", "--jobs", "1")
     assert one.code in (0, 1) and small_stores_fork == []
     auto = run_cli("scan", str(store), "--json")
-    assert auto.out == one.out and len(small_stores_fork) == 2 * (parallel.jobs_of(0, 1) - 1)
+    assert auto.out == one.out and len(small_stores_fork) == _children(store, parallel.jobs_of(0, 2))
     assert run_cli("scan", str(store), "--json", "-j", "3").out == one.out
     bad = run_cli("scan", str(store), "--jobs", "-1")
     assert bad.code == 2 and "--jobs" in bad.err

@@ -35,7 +35,7 @@ class ChildFailed(Exception):
 def jobs_of(asked: int, items: int) -> int:
     """The processes a run of `items` work items uses: `asked`, or for 0 the CPUs this process
     may run on (at most MAX_AUTO); 1 below MIN_ITEMS, or where forking is not available or safe."""
-    if asked == 1 or items < MIN_ITEMS or not _can_fork():
+    if asked == 1 or items < max(MIN_ITEMS, 2) or not _can_fork():
         return 1
     if asked > 0:
         return asked

@@ -7,10 +7,12 @@ import itertools
 import json
 import os
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
+from operator import countOf
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from memory_autopsy import parallel
 from memory_autopsy.ingest.aliases import resolve_entities
@@ -23,10 +25,12 @@ from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import (
     Draft,
     Item,
+    Record,
     finish,
     finish_sent,
     ordered,
     ordered_run,
+    record_values,
     row_digest,
     sent,
 )
@@ -107,11 +111,15 @@ def load_sources(
     paths: list[str] = []
     files: list[MemoryFile] = []
     origins: list[JsonResult] = []  # with the cache: the results whose items `items` holds, in order
+    words = lexicon or default_lexicon()
     for source in sources:
         paths.append(source.path)
         if source.path.lower().endswith((".md", ".markdown", ".mdc")):
             files.append(read_memory_file(source.path, source.data))
-        result = parse_source(source, lexicon) if cache is None else _parse_cached(source, lexicon, cache, origins)
+        if cache is not None:
+            result = _parse_cached(source, lexicon, cache, origins)
+        else:
+            result = _read_in_parts(source, vocabulary, words, jobs) or parse_source(source, lexicon)
         if not (result.items() or result.problems or result.declarations or result.references):
             all_problems.append(Problem(source.path, 1, f"no facts read ({_why_empty(source)})"))
         drafts.extend(result.drafts)
@@ -123,7 +131,6 @@ def load_sources(
         del result, source  # the file's bytes go with its last reference (a 1M store: 300 MB)
     settle_labels(drafts, declarations, vocabulary, lexicon, named)
     del drafts
-    words = lexicon or default_lexicon()
     kept_origins: tuple[tuple[str | None, ...], tuple[Fact, ...]] | tuple[()] = ()
     if cache is None:
         facts = _finished(items, vocabulary, words, jobs)
@@ -155,8 +162,8 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
     what it derived, PIECE items at a time, while this process derives the first run; a run
     whose child fails is derived here. A child's run costs it more than its derivation (it
     pickles what it sends, and copies each page it touches), so the first run is the longest."""
-    jobs = parallel.jobs_of(jobs, len(items))
-    bounds = _runs(len(items), jobs)
+    jobs = parallel.jobs_of(jobs, len(items) - countOf(map(type, items), list))  # rows are ready
+    bounds = _runs(len(items), jobs, DERIVE_SHARE)
     children = [parallel.fork(partial(_sent, items, start, end, vocabulary, words))
                 for start, end in zip(bounds[1:], bounds[2:])]
     facts: list[Fact] = []
@@ -181,14 +188,18 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
     return facts
 
 
-# The share of a store's items a child derives, against this process's 1: what it sends costs
-# it a third again (measured on the bench's JSONL and markdown stores).
-CHILD_SHARE = 0.7
+# A child's share of the work against this process's 1 (measured on the bench's JSONL and
+# markdown stores). Deriving a store's read items: the child's first writes to the pages it
+# shares with this process copy them, and what it sends costs it a third again. Reading a JSONL
+# store's lines: the child forks before the store is read, and this process pays for taking
+# in what it sends.
+DERIVE_SHARE = 0.7
+READ_SHARE = 1.1
 
 
-def _runs(n: int, jobs: int) -> list[int]:
-    """The bounds of `jobs` runs of n items, the first 1 / CHILD_SHARE times as long as each other."""
-    weights = [1.0] + [CHILD_SHARE] * (jobs - 1)
+def _runs(n: int, jobs: int, share: float) -> list[int]:
+    """The bounds of `jobs` runs of n items, each run after the first `share` times as long."""
+    weights = [1.0] + [share] * (jobs - 1)
     total = sum(weights)
     bounds = [0]
     for weight in weights:
@@ -295,14 +306,115 @@ def _parse_cached(
                                       strings=cache.strings)
             cache.defer(source.path, data, result, part)
         origins.append(result)
-        merged.drafts += result.drafts
-        rows += result.items()
-        merged.named += result.named
-        merged.declarations += result.declarations
-        merged.problems += result.problems
-        merged.related |= result.related
-        merged.references += result.references
+        _merge(merged, result)
     return merged
+
+
+def _merge(into: JsonResult, part: JsonResult) -> None:
+    """A part of a file (a span, the lines a child read) read after `into`'s, added to it."""
+    into.drafts += part.drafts
+    cast("list[Item]", into.rows).extend(part.items())
+    into.named += part.named
+    into.declarations += part.declarations
+    into.problems += part.problems
+    into.related |= part.related
+    into.references += part.references
+
+
+def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs: int) -> JsonResult | None:
+    """A large JSONL store read in as many parts as it has jobs (None for anything else: one
+    process reads it). The first part is read here and each other in a child (memory_autopsy.
+    parallel); every part is cut at a line end and read as parse_json_lines reads the store.
+    A part of canonical records alone (the shape a large store has) is sent back as its facts'
+    values, derived (`ready rows`, which the loader only orders), with its problems and the
+    names its records relate; a part with anything else in it (a draft, whose label the whole
+    store settles; a declaration, a reference), and the part of a child that fails, is read
+    here again. This process derives its own part's records while the children work."""
+    if jobs == 1:
+        return None
+    body = _jsonl_body(source)
+    if body is None:
+        return None
+    jobs = parallel.jobs_of(jobs, body.count(b"\n"))
+    if jobs < 2:
+        return None
+    path, stem = source.path, Path(source.path).stem
+    cuts = [0]
+    for bound in _runs(len(body), jobs, READ_SHARE)[1:-1]:
+        cuts.append(body.find(b"\n", max(bound, cuts[-1])) + 1 or len(body))
+    cuts.append(len(body))
+    firsts = [1]
+    for start, end in zip(cuts, cuts[1:-1]):
+        firsts.append(firsts[-1] + body.count(b"\n", start, end))
+    parts = list(zip(cuts, cuts[1:], firsts))
+    children = [parallel.fork(partial(_part_sent, body, part, path, stem, vocabulary, words)) for part in parts[1:]]
+    try:
+        result = _part(body, parts[0], path, stem)
+        if _records_only(result):
+            result.rows = [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
+    except BaseException:
+        for child in children:
+            if child is not None:
+                child.stop()
+        raise
+    for part, child in zip(parts[1:], children):
+        if not _received(child, result):
+            _merge(result, _part(body, part, path, stem))
+    return result
+
+
+def _part(body: bytes, part: tuple[int, int, int], path: str, stem: str) -> JsonResult:
+    """The lines of body[start:end] (cut after a line end, or at the end), the first numbered
+    `first`, read from a stream over the whole body (which is not copied)."""
+    start, end, first = part
+    stream = io.BytesIO(body)
+    stream.seek(start)
+    lines = stream if end == len(body) else itertools.islice(stream, body.count(b"\n", start, end))
+    return parse_json_lines(lines, path, stem, first=first)
+
+
+def _records_only(result: JsonResult) -> bool:
+    """Whether a part holds canonical records (and problems) alone: nothing the rest of the
+    store can change."""
+    return not (result.drafts or result.declarations or result.named or result.references) and all(
+        type(item) is Record for item in cast("list[Item]", result.rows))
+
+
+def _part_sent(body: bytes, part: tuple[int, int, int], path: str, stem: str, vocabulary: Vocabulary,
+               words: Lexicon) -> Iterator[Any]:
+    """What a child sends of its part: its problems and related names, then its records'
+    values PIECE at a time; or None alone, for a part this process must read itself."""
+    result = _part(body, part, path, stem)
+    if not _records_only(result):
+        yield None
+        return
+    rows = [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
+    yield result.problems, result.related
+    for first in range(0, len(rows), PIECE):
+        yield rows[first : first + PIECE]
+
+
+def _received(child: parallel.Child | None, result: JsonResult) -> bool:
+    """Whether a child's part was added to `result` (its rows, problems and related names)."""
+    if child is None:
+        return False
+    rows = cast("list[Item]", result.rows)
+    start = len(rows)
+    try:
+        pieces = child.pieces()
+        head = next(pieces, None)
+        if head is None:  # a part to read here: let the child end
+            deque(pieces, maxlen=0)
+            return False
+        for piece in pieces:
+            rows += piece
+    except parallel.ChildFailed:
+        del rows[start:]
+        return False
+    problems, related = head
+    result.problems += problems
+    result.related |= related
+    return True
 
 
 def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCache,

@@ -191,13 +191,18 @@ def finish(draft: Draft | Record, vocabulary: Vocabulary, order: int, keep: bool
     cache lets it go: a million drafts would hold a million of them at once). A record is
     derived as a draft of its fields is, and made its fact at once."""
     if isinstance(draft, Record):
-        return freeze(draft, derivation(draft, vocabulary, lexicon or default_lexicon()), order)
+        return ordered(record_values(draft, vocabulary, lexicon or default_lexicon()), order)
     derived = _derived_before(draft)
     if derived is None:
         if not keep:  # nothing keeps what was derived: its values go to the fact as they are
             return freeze(_FIELDS(draft), derivation(draft, vocabulary, lexicon or default_lexicon()), order)
         derived = draft.derived = derive(draft, vocabulary, lexicon or default_lexicon())
     return freeze(_FIELDS(draft), derived[3:], order)
+
+
+def record_values(record: Record, vocabulary: Vocabulary, lexicon: Lexicon) -> list[Any]:
+    """The values of a record's fact, its order left to `ordered` (a ready row)."""
+    return values_of(record, derivation(record, vocabulary, lexicon), record.path)
 
 
 def _derived_before(draft: Draft) -> Derived | None:
