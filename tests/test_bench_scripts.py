@@ -70,7 +70,7 @@ def test_run_bench_tiny(tmp_path: Path) -> None:
     shapes = {(s["shape"], s["facts"]): s for s in doc["shapes"]}
     assert set(shapes) == {("jsonl", 150), ("json", 150), ("md", 150)}
     for s in shapes.values():
-        assert s["error"] is None and s["scan_facts"] and s["cold_s"] and s["warm_s"]
+        assert s["error"] is None and s["scan_facts"] and s["scan_cpu_s"] and s["cold_s"] and s["warm_s"]
     # the peer is not in the fresh cache folder and may not be installed: n/a, never a failure
     assert doc["peer"]["script"] is None and "not installed" in doc["peer"]["note"]
     assert shapes[("json", 150)]["peer_note"].startswith("n/a (peer not installable")
@@ -108,6 +108,16 @@ def test_the_copies_shapes_give_one_delete_per_copy(tmp_path: Path) -> None:
         again = run_cli("scan", store.name, "--json", "--isolated", cwd=store.parent)
         report = json.loads(again.out)
         assert report["facts"] == 40 and "duplicate" not in report["counts"]
+
+
+def test_a_runs_processor_time_counts_the_children_it_waited_for(tmp_path: Path) -> None:
+    """A scan of a large store runs in more than one process: its CPU column counts them all."""
+    from common import Runner
+
+    burn = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 0.3:\n    pass\n"
+    code = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn!r}], check=True)"
+    run = Runner(tmp_path, timeout=60, mem_limit_gib=0).run(["-c", code])
+    assert run.code == 0 and run.cpu >= 0.3
 
 
 def test_the_hooks_standard_modules_import_on_their_own(tmp_path: Path) -> None:
