@@ -90,14 +90,18 @@ def _markdown(path: Path) -> Path:
 CHILDREN = {"canonical": 2, "canonical then drafts": 3, "drafts": 3, "markdown": 2}
 
 
+def _store(kind: str, folder: Path) -> Path:
+    if kind == "markdown":
+        return _markdown(folder / "notes.md")
+    path = _jsonl(folder / f"{kind.replace(' ', '-')}.jsonl")
+    if kind == "canonical":
+        return _canonical(path)
+    return _canonical(path, FACTS * 3 // 4) if kind == "canonical then drafts" else path
+
+
 @pytest.fixture(params=list(CHILDREN))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    if request.param == "markdown":
-        return _markdown(tmp_path / "notes.md")
-    path = _jsonl(tmp_path / f"{request.param.replace(' ', '-')}.jsonl")
-    if request.param == "canonical":
-        return _canonical(path)
-    return _canonical(path, FACTS * 3 // 4) if request.param == "canonical then drafts" else path
+    return _store(request.param, tmp_path)
 
 
 def _children(store: Path, jobs: int) -> int:
@@ -211,3 +215,30 @@ def test_dealt_balances_by_size_in_the_keys_order() -> None:
     assert parallel.dealt(sizes, 2) == [["b"], ["a", "c", "d", "e", "f"]]
     assert parallel.dealt(sizes, 3) == [["b"], ["c", "e"], ["a", "d", "f"]]  # 50, 25, 25
     assert parallel.dealt({"a": 3}, 4) == [["a"]]
+
+
+@pytest.mark.parametrize(("kind", "where"), [
+    ("canonical", "judging"), ("markdown", "judging"), ("canonical", "reading"),
+    ("canonical then drafts", "reading"), ("drafts", "deriving"), ("markdown", "deriving"),
+])
+def test_a_failure_beside_the_children_leaves_none(kind: str, where: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   small_stores_fork: list[int]) -> None:
+    """This process fails in its own part (a bug in a layer or a reader): the error is raised,
+    and the children working beside it are stopped and reaped."""
+    store = _store(kind, tmp_path)
+    module, name = {"judging": (engine_run.duplicates, "exact"), "reading": (loader, "record_values"),
+                    "deriving": (loader, "finish")}[where]
+    parent, work = os.getpid(), getattr(module, name)
+
+    def broken(*args):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            raise RuntimeError("a bug")
+        return work(*args)
+
+    monkeypatch.setattr(module, name, broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        lint([str(store)], Settings(jobs=2))
+    assert small_stores_fork
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
