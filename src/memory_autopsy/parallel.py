@@ -112,6 +112,13 @@ class Child:
             raise ChildFailed(f"child exited with status {status}")
 
 
+def stop(children: Iterable[Child | None]) -> None:
+    """Stop and reap children whose pieces are no longer wanted (the parent is failing)."""
+    for child in children:
+        if child is not None:
+            child.stop()
+
+
 def fork(work: Callable[[], Iterable[Any]]) -> Child | None:
     """A child running `work`; None if none could be started (the caller does the work)."""
     try:

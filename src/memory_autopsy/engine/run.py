@@ -126,9 +126,7 @@ def _judged(ctx: Context, in_blocks: set[int], jobs: int) -> list[Finding]:
     try:
         found = per_entity(parts[0], in_blocks)
     except BaseException:
-        for child in children:
-            if child is not None:
-                child.stop()
+        parallel.stop(children)
         raise
     for part, child in zip(parts[1:], children):
         try:

@@ -100,7 +100,7 @@ def load_sources(
     jobs: int = 1,
 ) -> Store:
     """Parse sources one at a time (a source's bytes are dropped before the next). `jobs`: the
-    processes the facts of a store read without the cache may be derived in (Settings.jobs)."""
+    processes a large store read without the cache may be read and derived in (Settings.jobs)."""
     drafts: list[Draft] = []
     # The drafts and, in their places, the records read whole and the parse cache's ready rows.
     items: list[Item] = []
@@ -170,9 +170,7 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
     try:
         facts += _facts(items, 0, bounds[1], vocabulary, words)
     except BaseException:
-        for child in children:
-            if child is not None:
-                child.stop()
+        parallel.stop(children)
         raise
     for start, end, child in zip(bounds[1:], bounds[2:], children):
         try:
@@ -330,13 +328,11 @@ def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs:
     names its records relate; a part with anything else in it (a draft, whose label the whole
     store settles; a declaration, a reference), and the part of a child that fails, is read
     here again. This process derives its own part's records while the children work."""
-    if jobs == 1:
+    if jobs == 1 or Path(source.path).suffix.lower() != ".jsonl":
         return None
-    body = _jsonl_body(source)
+    jobs = parallel.jobs_of(jobs, source.data.count(b"\n"))
+    body = _jsonl_body(source) if jobs > 1 else None
     if body is None:
-        return None
-    jobs = parallel.jobs_of(jobs, body.count(b"\n"))
-    if jobs < 2:
         return None
     path, stem = source.path, Path(source.path).stem
     cuts = [0]
@@ -353,9 +349,7 @@ def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs:
         if _records_only(result):
             result.rows = [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
     except BaseException:
-        for child in children:
-            if child is not None:
-                child.stop()
+        parallel.stop(children)
         raise
     for part, child in zip(parts[1:], children):
         if not _received(child, result):
