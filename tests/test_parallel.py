@@ -4,6 +4,7 @@ when a child fails. Forking needs POSIX: elsewhere `jobs_of` keeps everything in
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -242,3 +243,25 @@ def test_a_failure_beside_the_children_leaves_none(kind: str, where: str, tmp_pa
     assert small_stores_fork
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_the_progress_lines_thread_leaves_the_children_on(store: Path, small_stores_fork: list[int]) -> None:
+    """On a terminal the command line draws a progress line from a thread of its own: the run
+    still forks (any other thread keeps it in one process), and reports the same."""
+    from memory_autopsy.commands.progress import Progress
+
+    one = _report(store, 1)
+    with Progress(io.StringIO(), enabled=True, delay=0, interval=0.001) as progress:
+        assert _report(store, 2) == one
+    assert progress.shown and len(small_stores_fork) == _children(store, 2)
+
+
+def test_a_child_prints_nowhere(capfd: pytest.CaptureFixture[str]) -> None:
+    def loud() -> list[list[int]]:
+        print("from the child")
+        print("from the child", file=sys.stderr)
+        return [[1, 2]]
+
+    child = parallel.fork(loud)
+    assert child is not None and list(child.pieces()) == [[1, 2]]
+    assert capfd.readouterr() == ("", "")

@@ -46,12 +46,24 @@ def jobs_of(asked: int, items: int) -> int:
     return max(1, min(cpus, MAX_AUTO))
 
 
+# The one thread a run starts beside its own (commands/progress.py, on a terminal): it waits on
+# an event and writes to stderr, which a child never writes to (it writes to devnull).
+PROGRESS_THREAD = "memory-autopsy-progress"
+
+
 def _can_fork() -> bool:
-    # macOS: system frameworks are not fork-safe (multiprocessing spawns there by default). A
-    # process that never imported threading runs no other thread started from Python.
+    # macOS: system frameworks are not fork-safe (multiprocessing spawns there by default).
+    return hasattr(os, "fork") and sys.platform != "darwin" and not _other_threads()
+
+
+def _other_threads() -> bool:
+    """Whether a thread other than this one and the progress line's runs (a process that never
+    imported threading runs none started from Python)."""
     threading = sys.modules.get("threading")
-    alone = threading is None or threading.active_count() == 1
-    return hasattr(os, "fork") and sys.platform != "darwin" and alone
+    if threading is None or threading.active_count() == 1:
+        return False
+    current = threading.current_thread()
+    return any(thread is not current and thread.name != PROGRESS_THREAD for thread in threading.enumerate())
 
 
 def dealt(sizes: dict[T, int], n: int) -> list[list[T]]:
@@ -125,10 +137,14 @@ def fork(work: Callable[[], Iterable[Any]]) -> Child | None:
         read, write = os.pipe()
     except OSError:
         return None
+    import warnings
+
     global forking
     forking = True
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():  # beside the progress line's thread: see PROGRESS_THREAD
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
     except OSError:
         os.close(read)
         os.close(write)
@@ -142,6 +158,8 @@ def fork(work: Callable[[], Iterable[Any]]) -> Child | None:
     try:  # the child: its pieces down the pipe, then out without the parent's exit handlers
         import pickle
 
+        # Nothing it might print can wait on a lock of the parent's streams, nor reach them.
+        sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
         os.close(read)
         pipe = _Pipe(write)
         for piece in work():

@@ -10,6 +10,8 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
+from memory_autopsy.parallel import PROGRESS_THREAD
+
 if TYPE_CHECKING:
     import threading
 
@@ -49,8 +51,7 @@ class Progress:
             import threading  # here: a run that draws nothing (a pipe, the hook) needs no thread
 
             self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._draw, args=(self._stop,), name="memory-autopsy-progress",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._draw, args=(self._stop,), name=PROGRESS_THREAD, daemon=True)
             self._thread.start()
         return self
 
