@@ -1,5 +1,6 @@
-"""A large store's work on more than one CPU, by fork: reading (the derivation of each fact,
-ingest.loader) and judging (the per-entity layers, engine.run) are dealt out in parts, and each
+"""A large store's work on more than one CPU, by fork: reading (a JSONL store's lines, and the
+derivation of each fact: ingest.loader) and judging (the per-entity layers, engine.run) are
+dealt out in parts, and each
 part but the first runs in a forked child that sends its results back through a pipe, pickled
 a piece at a time; the parent does the first part meanwhile. A child shares the parent's
 memory as it is at the fork: it reads nothing again and writes nothing anywhere but its pipe,
@@ -8,7 +9,8 @@ killed, or its pipe ends before its last piece) costs time, never results: the c
 part again in the parent.
 
 Forking is POSIX only and unsafe beside other threads (a lock another thread held stays held
-in the child): there, and with one job, everything runs in the process, as before."""
+in the child): there (the progress line's thread aside, PROGRESS_THREAD), and with one job,
+everything runs in the process, as before."""
 
 from __future__ import annotations
 
