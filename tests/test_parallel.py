@@ -120,7 +120,7 @@ def small_stores_fork(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     def counted(work):  # type: ignore[no-untyped-def]
         child = fork(work)
-        started.append(child.pid if child else 0)
+        started.append(child.pid)  # 0: not started
         return child
 
     monkeypatch.setattr(parallel, "fork", counted)

@@ -84,16 +84,19 @@ def dealt(sizes: dict[T, int], n: int) -> list[list[T]]:
 
 
 class Child:
-    """A forked child running `work`, each piece it yields pickled down a pipe."""
+    """A forked child running `work`, each piece it yields pickled down a pipe (pid 0: one that
+    could not be started)."""
 
     def __init__(self, pid: int, read: int) -> None:
         self.pid, self.read = pid, read
 
     def pieces(self) -> Iterator[Any]:
         """The pieces the child sends, in order; ChildFailed (after the child is reaped) if it
-        did not send them all or did not exit cleanly. Call once."""
+        did not send them all, did not exit cleanly or was never started. Call once."""
         import pickle
 
+        if self.pid == 0:
+            raise ChildFailed("not started")
         pipe = _Pipe(self.read)
         try:
             while True:
@@ -126,19 +129,19 @@ class Child:
             raise ChildFailed(f"child exited with status {status}")
 
 
-def stop(children: Iterable[Child | None]) -> None:
+def stop(children: Iterable[Child]) -> None:
     """Stop and reap children whose pieces are no longer wanted (the parent is failing)."""
     for child in children:
-        if child is not None:
-            child.stop()
+        child.stop()
 
 
-def fork(work: Callable[[], Iterable[Any]]) -> Child | None:
-    """A child running `work`; None if none could be started (the caller does the work)."""
+def fork(work: Callable[[], Iterable[Any]]) -> Child:
+    """A child running `work`; if none could be started, a Child whose pieces fail at once (the
+    caller does the work, as for any child that fails)."""
     try:
         read, write = os.pipe()
     except OSError:
-        return None
+        return Child(0, -1)
     import warnings
 
     global forking
@@ -150,7 +153,7 @@ def fork(work: Callable[[], Iterable[Any]]) -> Child | None:
     except OSError:
         os.close(read)
         os.close(write)
-        return None
+        return Child(0, -1)
     finally:
         forking = False
     if pid:

@@ -130,7 +130,7 @@ def _judged(ctx: Context, in_blocks: set[int], jobs: int) -> list[Finding]:
         raise
     for part, child in zip(parts[1:], children):
         try:
-            found += [finding for piece in child.pieces() for finding in piece] if child else per_entity(part, in_blocks)
+            found += [finding for piece in child.pieces() for finding in piece]
         except parallel.ChildFailed:
             found += per_entity(part, in_blocks)
     return found

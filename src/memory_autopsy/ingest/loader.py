@@ -162,7 +162,8 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
     what it derived, PIECE items at a time, while this process derives the first run; a run
     whose child fails is derived here. A child's run costs it more than its derivation (it
     pickles what it sends, and copies each page it touches), so the first run is the longest."""
-    jobs = parallel.jobs_of(jobs, len(items) - countOf(map(type, items), list))  # rows are ready
+    if jobs != 1:  # a ready row needs no deriving: only the others count
+        jobs = parallel.jobs_of(jobs, len(items) - countOf(map(type, items), list))
     bounds = _runs(len(items), jobs, DERIVE_SHARE)
     children = [parallel.fork(partial(_sent, items, start, end, vocabulary, words))
                 for start, end in zip(bounds[1:], bounds[2:])]
@@ -174,8 +175,6 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
         raise
     for start, end, child in zip(bounds[1:], bounds[2:], children):
         try:
-            if child is None:
-                raise parallel.ChildFailed("not started")
             for piece in child.pieces():
                 first = len(facts)
                 facts += map(finish_sent, items[first : first + len(piece)], piece, itertools.repeat(vocabulary),
@@ -218,9 +217,13 @@ PIECE = 5000
 def _sent(items: list[Item], start: int, end: int, vocabulary: Vocabulary, words: Lexicon) -> Iterator[list[Any]]:
     # All derived before any is sent: this process reads the pipe only once its own run is
     # done, and a child that sent as it went would wait on a full pipe meanwhile.
-    derived = [sent(item, vocabulary, words) for item in itertools.islice(items, start, end)]
-    for first in range(0, len(derived), PIECE):
-        yield derived[first : first + PIECE]
+    yield from _in_pieces([sent(item, vocabulary, words) for item in itertools.islice(items, start, end)])
+
+
+def _in_pieces(values: list[Any]) -> Iterator[list[Any]]:
+    """What a child sends, PIECE values at a time."""
+    for first in range(0, len(values), PIECE):
+        yield values[first : first + PIECE]
 
 
 def decode(source: Source) -> str | Problem:
@@ -347,7 +350,7 @@ def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs:
     try:
         result = _part(body, parts[0], path, stem)
         if _records_only(result):
-            result.rows = [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
+            result.rows = _ready_rows(result, vocabulary, words)
     except BaseException:
         parallel.stop(children)
         raise
@@ -369,9 +372,9 @@ def _part(body: bytes, part: tuple[int, int, int], path: str, stem: str) -> Json
 
 def _records_only(result: JsonResult) -> bool:
     """Whether a part holds canonical records (and problems) alone: nothing the rest of the
-    store can change."""
-    return not (result.drafts or result.declarations or result.named or result.references) and all(
-        type(item) is Record for item in cast("list[Item]", result.rows))
+    store can change. A JSONL parse's rows are its records and its drafts, so without a draft
+    they are all records."""
+    return not (result.drafts or result.declarations or result.named or result.references)
 
 
 def _part_sent(body: bytes, part: tuple[int, int, int], path: str, stem: str, vocabulary: Vocabulary,
@@ -382,16 +385,18 @@ def _part_sent(body: bytes, part: tuple[int, int, int], path: str, stem: str, vo
     if not _records_only(result):
         yield None
         return
-    rows = [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
+    rows = _ready_rows(result, vocabulary, words)
     yield result.problems, result.related
-    for first in range(0, len(rows), PIECE):
-        yield rows[first : first + PIECE]
+    yield from _in_pieces(rows)
 
 
-def _received(child: parallel.Child | None, result: JsonResult) -> bool:
+def _ready_rows(result: JsonResult, vocabulary: Vocabulary, words: Lexicon) -> list[Item]:
+    """A part of canonical records alone (`_records_only`) as its facts' values, derived."""
+    return [record_values(record, vocabulary, words) for record in cast("list[Record]", result.rows)]
+
+
+def _received(child: parallel.Child, result: JsonResult) -> bool:
     """Whether a child's part was added to `result` (its rows, problems and related names)."""
-    if child is None:
-        return False
     rows = cast("list[Item]", result.rows)
     start = len(rows)
     try:
