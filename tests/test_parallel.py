@@ -18,8 +18,10 @@ from memory_autopsy import parallel
 from memory_autopsy.api import lint
 from memory_autopsy.engine import run as engine_run
 from memory_autopsy.formatters.json_format import format_report
-from memory_autopsy.ingest import loader
+from memory_autopsy.ingest import loader, markdown
+from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.settings import Settings
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin",
                                 reason="forking is POSIX only (jobs_of runs one process elsewhere)")
@@ -88,7 +90,7 @@ def _markdown(path: Path) -> Path:
 # The children a run with 2 jobs starts: reading, deriving, judging. A JSONL store of
 # canonical records is read in parts whose records come back derived, so it starts no child
 # to derive them; a part with drafts is read again here and derived by a child.
-CHILDREN = {"canonical": 2, "canonical then drafts": 3, "drafts": 3, "markdown": 2}
+CHILDREN = {"canonical": 2, "canonical then drafts": 3, "drafts": 3, "markdown": 3}
 
 
 def _store(kind: str, folder: Path) -> Path:
@@ -165,8 +167,16 @@ def test_a_child_that_fails_costs_no_findings(store: Path, monkeypatch: pytest.M
             raise RuntimeError("a child's failure")
         return [engine_run.per_entity(*args)]
 
+    def markdown_cut_short(*args):  # type: ignore[no-untyped-def]
+        pieces = markdown_sent(*args)
+        yield next(pieces)
+        yield next(pieces)
+        os._exit(0)
+
+    markdown_sent = loader._markdown_sent
     monkeypatch.setattr(loader, "_sent", cut_short)
     monkeypatch.setattr(loader, "_part_sent", part_cut_short)
+    monkeypatch.setattr(loader, "_markdown_sent", markdown_cut_short)
     monkeypatch.setattr(engine_run, "_judged_piece", failing)
     assert _report(store, 2) == one
 
@@ -221,6 +231,7 @@ def test_dealt_balances_by_size_in_the_keys_order() -> None:
 @pytest.mark.parametrize(("kind", "where"), [
     ("canonical", "judging"), ("markdown", "judging"), ("canonical", "reading"),
     ("canonical then drafts", "reading"), ("drafts", "deriving"), ("markdown", "deriving"),
+    ("markdown", "reading"),
 ])
 def test_a_failure_beside_the_children_leaves_none(kind: str, where: str, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch,
@@ -230,6 +241,8 @@ def test_a_failure_beside_the_children_leaves_none(kind: str, where: str, tmp_pa
     store = _store(kind, tmp_path)
     module, name = {"judging": (engine_run.duplicates, "exact"), "reading": (loader, "record_values"),
                     "deriving": (loader, "finish")}[where]
+    if (kind, where) == ("markdown", "reading"):
+        module, name = markdown, "iter_blocks"
     parent, work = os.getpid(), getattr(module, name)
 
     def broken(*args):  # type: ignore[no-untyped-def]
@@ -265,3 +278,71 @@ def test_a_child_prints_nowhere(capfd: pytest.CaptureFixture[str]) -> None:
     child = parallel.fork(loud)
     assert child is not None and list(child.pieces()) == [[1, 2]]
     assert capfd.readouterr() == ("", "")
+
+
+SECTIONS = 120
+
+
+def _sectioned(feature: str) -> str:
+    """A markdown file of SECTIONS sections, each opening an entry (so a part may start at
+    it), with what reaches across a heading written before each: `plain` nothing, the others
+    one thing a part starting there must know of what came before it. Labels are used once in
+    each half, with a source in the second (settled by the whole file), and written as records
+    in the second half only."""
+    title = "Notes (2026-01-02)\n==================\n" if feature == "setext" else "# Notes\n"
+    out = [title, "- the intake queue is drained nightly\n"]
+    if feature == "file date":
+        out.append("\nLast updated: 2026-03-04\n")
+    for i in range(SECTIONS):
+        half, pair = divmod(i, SECTIONS // 2)
+        undated = feature in ("stamp", "late stamp", "file date", "late file date", "setext")
+        if feature in ("fence", "comment") and i in (SECTIONS // 3, SECTIONS * 5 // 6):  # over every cut
+            out.append({"fence": ["```\n", "```\n"], "comment": ["<!--\n", "-->\n"]}[feature][i > SECTIONS // 2])
+        heading = f"## svc-{i}" if undated else f"## 2026-{1 + i % 9:02d}-{1 + i % 27:02d}"
+        out.append(f"{heading}\n" if feature == "table" else f"\n{heading}\n\n")  # a table's header reaches on
+        if feature == "table" and i:
+            out.append(f"| svc-{i} | MySQL {i % 3} |\n")
+        out.append(f'- svc-{i % 40}: database = "PostgreSQL {12 + i % 4}"\n' if half
+                   else f"- Yak-{pair}: the billing batch overnight\n")
+        out.append(f"- Zed-{pair}: the blue cluster overnight{' (source: ops)' if half else ''}\n")
+        out.append(f"- migrated svc-{i % 40} from MySQL 5 to MySQL 8\n")
+        out.append(f"- the svc-{i % 40} nightly job runs on the blue cluster\n")
+        if half:
+            out.append(f'- Yak-{pair}: owner = "team {pair % 5}"\n')
+        if feature == "stamp" or feature == "late stamp" and i >= SECTIONS * 5 // 8:  # "late": after the first cut
+            out.append(f"\n[2026-02-{1 + i % 27:02d}] - deployed the svc-{i % 40} build\n")
+        elif feature == "table":
+            out.append("\n| service | database |\n|---|---|\n" + f"| svc-{i} | PostgreSQL {i % 4} |\n")
+        if i == SECTIONS * 7 // 8 and feature == "late file date":  # in the last part
+            out.append("\n# Appendix\n\nLast updated: 2026-03-04\n")
+    if feature == "ends in a table":  # what the end leaves open reaches no part
+        out.append("\n| service | database |\n|---|---|\n| svc-1 | MySQL 8 |\n")
+    return "".join(out)
+
+
+# The jobs with which the parts read in children are taken; with the others, the reading at
+# the first cut goes on here. A file date found in the last part dates the lines left undated
+# above it: this process's own it dates itself, a child's part before it is read here.
+FEATURES = {"plain": {2, 3}, "ends in a table": {2, 3}, "late file date": {2}, "stamp": set(), "late stamp": set(), "file date": set(),
+            "table": set(), "fence": set(), "comment": set(), "setext": set()}
+
+
+@pytest.mark.parametrize("feature", list(FEATURES))
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int, tmp_path: Path) -> None:
+    """A large markdown file is cut at headings that open an entry. A part read in a child
+    starts under the level-1 heading above its cut, with no stamp or table open and the file's
+    date as at its start; where the reading before a cut stands otherwise, it reads on here."""
+    path = tmp_path / "notes.md"
+    path.write_text(_sectioned(feature), encoding="utf-8")
+    one = _report(path, 1)
+    assert _report(path, jobs) == one
+    with pytest.raises(ChildProcessError):  # every child reaped, the ones not waited for too
+        os.waitpid(-1, os.WNOHANG)
+    source = loader.read_sources([str(path)])[0][0]
+    read = loader._read_in_parts(source, DEFAULT_VOCABULARY, default_lexicon(), jobs)
+    ready = read is not None and any(type(item) is list for item in read.items())
+    assert ready is (jobs in FEATURES[feature])
+    if feature == "plain":  # labels used in both halves, and records in the first, settle
+        for body, label in (("the blue", "Zed"), ("the billing", "Yak")):
+            assert {f.entity for f in one[1] if f.body.startswith(body)} == {f"{label}-{k}" for k in range(SECTIONS // 2)}

@@ -90,7 +90,7 @@ def _seconds(call: Callable[[str], object], text: str) -> float:
 
 def test_the_patterns_are_collected() -> None:
     assert len(PATTERNS) >= 40
-    assert {"annotations._OBS_PAREN", "annotations._SOURCE", "blocks._HEADING", "reading._LABEL",
+    assert {"annotations._OBS_PAREN", "annotations._SOURCE", "blocks.HEADING", "reading._LABEL",
             "cues.COUNT", "claims._QUALIFIER"} <= PATTERNS.keys()
 
 

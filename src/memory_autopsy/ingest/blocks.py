@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 from memory_autopsy import lazyre
 
-_HEADING = lazyre.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
+HEADING = lazyre.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
 _BREAK = lazyre.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 _SETEXT = lazyre.compile(r"^ {0,3}(=+|-+)[ \t]*")
 _ITEM = lazyre.compile(r"^([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
@@ -117,13 +117,15 @@ class _Builder:
             self.suppress = []
 
 
-def iter_blocks(lines: list[str], start: int = 0) -> Iterator[Block]:
-    """The blocks of a markdown body (lines[start:]), in order."""
+def iter_blocks(lines: list[str], start: int = 0, end: int | None = None) -> Generator[Block, None, bool]:
+    """The blocks of a markdown body (lines[start:end]), in order. Returns whether the lines
+    leave nothing open that a line after them would read otherwise (a code fence, an HTML
+    comment, a table's header): a heading there reads as it does at the top of a file."""
     build = _Builder()
     comments = _Comments()
     fence: str | None = None
     pending: list[str] = []  # the rules of comment-only lines, for the next line with text
-    for index in range(start, len(lines)):
+    for index in range(start, len(lines) if end is None else end):
         number = index + 1
         raw = lines[index]
         if fence is not None:
@@ -149,10 +151,11 @@ def iter_blocks(lines: list[str], start: int = 0) -> Iterator[Block]:
         rules, pending = rules + tuple(pending), []
         yield from _line(build, text, number, rules)
     yield from build.flush()
+    return fence is None and not comments.open and not build.header
 
 
 def _line(build: _Builder, text: str, number: int, rules: tuple[str, ...]) -> Iterator[Block]:
-    heading = _HEADING.match(text)
+    heading = HEADING.match(text)
     if heading:
         yield from build.flush()
         title = text[heading.end() :].strip().rstrip("#").strip()

@@ -40,6 +40,9 @@ class JsonResult:
     # settling reads them).
     rows: list[Item] | None = None
     named: list[str] = field(default_factory=list)
+    # The labels (entity forms) of the `Label: rest` lines a large markdown file's part settled
+    # as it was read, ready rows since (ingest.labels.settle_decided): each counts as a use.
+    labels: list[str] = field(default_factory=list)
     # One string object per distinct entity and source of the file's records: a store repeats
     # them record after record and the decoder makes a new copy of each (a 100k-record store
     # peaks at 165 MiB instead of 184)

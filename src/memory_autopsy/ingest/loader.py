@@ -10,7 +10,6 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
-from operator import countOf
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -18,14 +17,16 @@ from memory_autopsy import parallel
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
-from memory_autopsy.ingest.frontmatter import Loader
+from memory_autopsy.ingest.frontmatter import Loader, read_front_matter
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
-from memory_autopsy.ingest.labels import settle_labels
+from memory_autopsy.ingest.labels import settle_decided, settle_labels
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import (
     Draft,
     Item,
     Record,
+    draft_row,
+    draft_values,
     finish,
     finish_sent,
     ordered,
@@ -105,6 +106,7 @@ def load_sources(
     # The drafts and, in their places, the records read whole and the parse cache's ready rows.
     items: list[Item] = []
     named: list[str] = []
+    labels: list[str] = []
     declarations: list[Declaration] = []
     all_problems = list(problems)
     related: set[str] = set()
@@ -114,7 +116,7 @@ def load_sources(
     words = lexicon or default_lexicon()
     for source in sources:
         paths.append(source.path)
-        if source.path.lower().endswith((".md", ".markdown", ".mdc")):
+        if source.path.lower().endswith(_MARKDOWN):
             files.append(read_memory_file(source.path, source.data))
         if cache is not None:
             result = _parse_cached(source, lexicon, cache, origins)
@@ -125,11 +127,12 @@ def load_sources(
         drafts.extend(result.drafts)
         items.extend(result.items())
         named.extend(result.named)
+        labels.extend(result.labels)
         declarations.extend(result.declarations)
         all_problems.extend(result.problems)
         related.update(result.related)
         del result, source  # the file's bytes go with its last reference (a 1M store: 300 MB)
-    settle_labels(drafts, declarations, vocabulary, lexicon, named)
+    settle_labels(drafts, declarations, vocabulary, lexicon, named, labels)
     del drafts
     kept_origins: tuple[tuple[str | None, ...], tuple[Fact, ...]] | tuple[()] = ()
     if cache is None:
@@ -162,9 +165,11 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
     what it derived, PIECE items at a time, while this process derives the first run; a run
     whose child fails is derived here. A child's run costs it more than its derivation (it
     pickles what it sends, and copies each page it touches), so the first run is the longest."""
-    if jobs != 1:  # a ready row needs no deriving: only the others count
-        jobs = parallel.jobs_of(jobs, len(items) - countOf(map(type, items), list))
-    bounds = _runs(len(items), jobs, DERIVE_SHARE)
+    bounds = [0, len(items)]
+    if jobs != 1:  # a ready row needs no deriving: the runs hold about equal shares of the others
+        derived = [i for i, kind in enumerate(map(type, items)) if kind is not list]
+        jobs = parallel.jobs_of(jobs, len(derived))
+        bounds = [0, *(derived[i] for i in _runs(len(derived), jobs, DERIVE_SHARE)[1:-1]), len(items)]
     children = [parallel.fork(partial(_sent, items, start, end, vocabulary, words))
                 for start, end in zip(bounds[1:], bounds[2:])]
     facts: list[Fact] = []
@@ -192,6 +197,7 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
 # in what it sends.
 DERIVE_SHARE = 0.7
 READ_SHARE = 1.1
+PARSE_SHARE = 0.5
 
 
 def _runs(n: int, jobs: int, share: float) -> list[int]:
@@ -259,7 +265,7 @@ def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: L
         return JsonResult(problems=[Problem(source.path, 1, "empty file")])
     stem = Path(source.path).stem
     suffix = Path(source.path).suffix.lower()
-    if suffix in (".md", ".markdown", ".mdc"):
+    if suffix in _MARKDOWN:
         return _markdown(text, source.path, stem, lexicon, front_matter)
     if suffix == ".jsonl":
         lines = text.splitlines()
@@ -322,7 +328,21 @@ def _merge(into: JsonResult, part: JsonResult) -> None:
     into.references += part.references
 
 
+_MARKDOWN = (".md", ".markdown", ".mdc")
+
+
 def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs: int) -> JsonResult | None:
+    """A large JSONL store or markdown file read in parts (`_lines_in_parts`, `_markdown_in_parts`);
+    None for anything else, or where one process reads it."""
+    if jobs == 1:
+        return None
+    suffix = Path(source.path).suffix.lower()
+    if suffix == ".jsonl":
+        return _lines_in_parts(source, vocabulary, words, jobs)
+    return _markdown_in_parts(source, vocabulary, words, jobs) if suffix in _MARKDOWN else None
+
+
+def _lines_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs: int) -> JsonResult | None:
     """A large JSONL store read in as many parts as it has jobs (None for anything else: one
     process reads it). The first part is read here and each other in a child (memory_autopsy.
     parallel); every part is cut at a line end and read as parse_json_lines reads the store.
@@ -331,8 +351,6 @@ def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs:
     names its records relate; a part with anything else in it (a draft, whose label the whole
     store settles; a declaration, a reference), and the part of a child that fails, is read
     here again. This process derives its own part's records while the children work."""
-    if jobs == 1 or Path(source.path).suffix.lower() != ".jsonl":
-        return None
     jobs = parallel.jobs_of(jobs, source.data.count(b"\n"))
     body = _jsonl_body(source) if jobs > 1 else None
     if body is None:
@@ -358,6 +376,122 @@ def _read_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs:
         if not _received(child, result):
             _merge(result, _part(body, part, path, stem))
     return result
+
+
+def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs: int) -> JsonResult | None:
+    """A large markdown file read in as many parts as it has jobs, each from a heading that
+    opens an entry (markdown.cuts) to the next. The first part is read here and each other in
+    a child (memory_autopsy.parallel) that resumes at its cut, settles its dates and its
+    labels that it alone decides (labels.settle_decided), and sends back each line's fact's
+    values (a ready row), or the line's draft where only the whole store can settle its
+    label. A reading that does not stand at a cut as the child there assumes (a heading in a
+    code fence, a stamp or a file date above it) is read on here, as is the part of a child
+    that fails: the first part, if this process's own reading is that one, is read again."""
+    jobs = parallel.jobs_of(jobs, source.data.count(b"\n"))
+    text = decode(source) if jobs > 1 else None
+    if not isinstance(text, str):
+        return None
+    from memory_autopsy.ingest.markdown import Parser, cuts
+
+    lines = text.splitlines()
+    del text
+    meta, start = read_front_matter(lines)
+    parser = Parser(source.path, meta, Path(source.path).stem, words)
+    found = cuts(lines, [start + bound for bound in _runs(len(lines) - start, jobs, PARSE_SHARE)[1:-1]], words)
+    if not found:
+        return None
+    ends = [cut.at for cut in found[1:]] + [len(lines)]
+    children = [parallel.fork(partial(_markdown_sent, parser, lines, cut, end, after, vocabulary, words))
+                for cut, end, after in zip(found, ends, [*found[1:], None])]
+    try:
+        whole = parser.read(lines, start, found[0].at) and parser.reaches(lines, found[0])
+    except BaseException:
+        parallel.stop(children)
+        raise
+    if not whole:
+        parallel.stop(children)
+        return None
+    parts: list[_MarkdownPart] = []
+    rows: list[Item] = []
+    for child in children:
+        part, items = _markdown_received(child)
+        if part is None:
+            break
+        parts.append(part)
+        rows += items
+    dates = [part.file_date for part in parts]
+    if len(parts) < len(children) or any(part.undated and any(dates[k + 1 :]) for k, part in enumerate(parts)):
+        parallel.stop(children)  # the rest is read here
+        parser.read(lines, found[0].at, len(lines))
+        return _markdown_result(parser.finish())
+    parser.file_date = parser.file_date or next(filter(None, dates), None)
+    own = _markdown_result(parser.finish())
+    result = JsonResult(drafts=own.drafts + [item for item in rows if isinstance(item, Draft)],
+                        declarations=own.declarations, problems=own.problems, references=own.references,
+                        rows=[*own.drafts, *rows])
+    for part in parts:
+        result.declarations += part.declarations
+        result.problems += part.problems
+        result.references += part.references
+        result.named += part.named
+        result.labels += part.labels
+    return result
+
+
+class _MarkdownPart(NamedTuple):
+    """What a child sends first of a markdown file's part (its items follow)."""
+
+    declarations: list[Declaration]
+    problems: list[Problem]
+    references: list[tuple[int, str]]
+    file_date: str | None  # the file's date as the part found it (first: at the file's start)
+    undated: bool  # a line is left undated: a file date a later part finds dates it
+    named: list[str]  # the entities its ready rows name
+    labels: list[str]  # the labels it settled (labels.settle_decided)
+
+
+def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any, vocabulary: Vocabulary,
+                   words: Lexicon) -> Iterator[Any]:
+    """What a child sends of a markdown file's part, from `cut` to `end` (the next cut, `after`,
+    or the file's end): a _MarkdownPart, then each line's ready row, or its draft's fields
+    where only the store settles its label, PIECE at a time. None alone when the reading does
+    not stand at `after` as the part after it assumes."""
+    parser.resume(lines, cut)
+    clean = parser.read(lines, cut.at, end)  # the file's end may leave a table open
+    if after is not None and not (clean and parser.reaches(lines, after)):
+        yield None
+        return
+    own = parser.finish()
+    undecided, labels = settle_decided(own.drafts, own.declarations, vocabulary, words)
+    left = {id(draft) for draft in undecided}
+    items = [draft_row(draft) if id(draft) in left else draft_values(draft, vocabulary, words) for draft in own.drafts]
+    yield _MarkdownPart(
+        own.declarations, own.problems, own.references, parser.file_date,
+        parser.file_date is None and any(draft.observed_at is None for draft in own.drafts),
+        [draft.entity for draft in own.drafts if draft.named and not draft.label], labels,
+    )
+    yield from _in_pieces(items)
+
+
+def _markdown_received(child: parallel.Child) -> tuple[_MarkdownPart | None, list[Item]]:
+    """A child's head and its items (a draft's fields made its draft again); (None, []) for a
+    child that failed or whose part must be read here."""
+    items: list[Item] = []
+    try:
+        pieces = child.pieces()
+        head = next(pieces, None)
+        if head is None:
+            deque(pieces, maxlen=0)
+            return None, []
+        for piece in pieces:
+            items += [Draft(*item) if type(item) is tuple else item for item in piece]
+    except parallel.ChildFailed:
+        return None, []
+    return head, items
+
+
+def _markdown_result(parsed: Any) -> JsonResult:
+    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
 def _part(body: bytes, part: tuple[int, int, int], path: str, stem: str) -> JsonResult:
@@ -547,8 +681,7 @@ def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None,
               front_matter: Loader | None = None) -> JsonResult:
     from memory_autopsy.ingest.markdown import parse_markdown  # a warm run reads no markdown
 
-    parsed = parse_markdown(text, path, stem, lexicon, front_matter)
-    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
+    return _markdown_result(parse_markdown(text, path, stem, lexicon, front_matter))
 
 
 def _json_or_markdown(

@@ -9,6 +9,7 @@ file name)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ from memory_autopsy.ingest.annotations import (
     split_aliases,
     strip_emphasis,
 )
-from memory_autopsy.ingest.blocks import Block, iter_blocks
+from memory_autopsy.ingest.blocks import HEADING, Block, iter_blocks
 from memory_autopsy.ingest.frontmatter import Loader, read_front_matter, scalar
 from memory_autopsy.ingest.reading import (
     cell_status,
@@ -100,14 +101,62 @@ def parse_markdown(
     """`front_matter` reads a front matter block into its mapping (PyYAML by default)."""
     lines = text.splitlines()
     meta, start = read_front_matter(lines, front_matter)
-    parser = _Parser(path, meta, default_entity, lexicon or default_lexicon())
+    parser = Parser(path, meta, default_entity, lexicon or default_lexicon())
     for block in iter_blocks(lines, start):
         parser.block(block)
     return parser.finish()
 
 
-class _Parser:
+class Cut(NamedTuple):
+    """Where a part of a markdown file may start (memory_autopsy.parallel): a heading of level 1
+    or 2 that opens an entry, so nothing above it but the level-1 heading in force (`above`,
+    its line index, or -1) reaches what follows it; its line index (`at`) and level."""
+
+    at: int
+    level: int
+    above: int
+
+
+def cuts(lines: list[str], targets: Sequence[int], lexicon: Lexicon) -> list[Cut]:
+    """A cut at the first heading at or after each target line index that can start a part,
+    each after the one before. A file may hold a line that reads as such a heading but is not
+    one (in a code fence, an HTML comment): the reading of the part before a cut tells
+    (`Parser.reaches`)."""
+    found: list[Cut] = []
+    for target in targets:
+        index = max(target, found[-1].at + 1 if found else 0)
+        while index < len(lines):
+            line = lines[index]
+            heading = HEADING.match(line) if line.startswith(("#", " ")) else None
+            if heading is not None and len(heading.group(1)) <= 2 and "<!--" not in line:
+                title = line[heading.end() :].strip().rstrip("#").strip()
+                _, kind, date, _ = heading_parts(title, lexicon)
+                if kind != "" or date:  # a neutral heading continues the entry above it
+                    break
+            index += 1
+        if index >= len(lines):
+            break
+        level = len(HEADING.match(lines[index]).group(1))  # type: ignore[union-attr]
+        found.append(Cut(index, level, _above(lines, index) if level == 2 else -1))
+    return found
+
+
+def _above(lines: list[str], index: int) -> int:
+    """The last line before `index` that reads as a level-1 heading, or -1."""
+    for above in range(index - 1, -1, -1):
+        line = lines[above]
+        if line.startswith(("#", " ")) and (heading := HEADING.match(line)) and len(heading.group(1)) == 1:
+            return above
+    return -1
+
+
+class Parser:
+    """Reads a markdown file's blocks in order (`block`), then settles their dates (`finish`).
+    A large file may be read in parts (memory_autopsy.parallel): a part from a `Cut` to the
+    next, each by a parser of its own that `resume`s at its cut."""
+
     def __init__(self, path: str, meta: dict[str, Any], default_entity: str, lexicon: Lexicon) -> None:
+        self.given = (path, meta, default_entity, lexicon)
         self.path = path
         self.lexicon = lexicon
         self.result = MarkdownResult()
@@ -132,6 +181,41 @@ class _Parser:
         self.stamp: str | None = None  # a standalone `[DATE] - title` line dates what follows it
         self.stamped = False  # … and ends the section kind of the heading above it
         self._stack_view: _StackView | None = None  # what every claim reads off the stack
+
+    # --- parts -----------------------------------------------------------------------
+
+    def read(self, lines: list[str], start: int, end: int) -> bool:
+        """Read lines[start:end]; whether they leave no code fence, comment or table open."""
+        blocks = iter_blocks(lines, start, end)
+        while True:
+            try:
+                block = next(blocks)
+            except StopIteration as done:
+                return bool(done.value)
+            self.block(block)
+
+    def resume(self, lines: list[str], cut: Cut) -> None:
+        """Stand where the file's reading reaches `cut` when nothing above it reaches further:
+        under the level-1 heading above it, with no stamp and the file's date as at its start."""
+        if cut.above >= 0:
+            self.read(lines, cut.above, cut.above + 1)
+
+    def reaches(self, lines: list[str], cut: Cut) -> bool:
+        """Close what the heading at `cut` closes, having read up to it; whether this reading
+        now stands where one that `resume`s at the cut does (else the part after the cut must
+        be read on from here)."""
+        self._close_sections(cut.level)
+        start = Parser(*self.given)
+        start.resume(lines, cut)
+        return start._standing() == self._standing()
+
+    def _standing(self) -> tuple[Any, ...]:
+        """What a heading that opens an entry leaves of the reading above it for what follows:
+        the sections above it (the level-1 heading: no entity, so whether it holds content
+        does not count), the stamp, the file's date."""
+        sections = tuple((s.level, s.name, s.entity, s.date, s.status, s.guideline, s.ident, s.line)
+                         for s in self.stack)
+        return sections, self.stamp, self.file_date
 
     # --- structure -------------------------------------------------------------------
 

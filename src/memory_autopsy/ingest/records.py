@@ -205,6 +205,12 @@ def record_values(record: Record, vocabulary: Vocabulary, lexicon: Lexicon) -> l
     return values_of(record, derivation(record, vocabulary, lexicon), record.path)
 
 
+def draft_values(draft: Draft, vocabulary: Vocabulary, lexicon: Lexicon) -> list[Any]:
+    """The values of a draft's fact as `finish` makes it (a draft nothing in the store can
+    change any more), its order left to `ordered` (a ready row)."""
+    return values_of(_FIELDS(draft), derivation(draft, vocabulary, lexicon), draft.path)
+
+
 def _derived_before(draft: Draft) -> Derived | None:
     """What was derived of the draft as it reads now (by the parse cache, or when its label was
     settled), if anything was."""
@@ -308,4 +314,5 @@ _FIDELITY_AT = FACT_FIELDS.index("fidelity")
 DRAFT_FIELDS = tuple(f.name for f in fields(Draft))  # a draft's positional order (the parse cache's rows)
 _FIELDS = attrgetter(*DRAFT_FIELDS[: DRAFT_FIELDS.index("end_line") + 1])  # what `freeze` reads of a draft
 _PATH_AT = DRAFT_FIELDS.index("path")
+draft_row = attrgetter(*DRAFT_FIELDS)  # a draft's every field: Draft(*row) is the draft again
 _new_tuple = tuple.__new__
