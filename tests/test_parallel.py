@@ -291,11 +291,11 @@ def _sectioned(feature: str) -> str:
     in the second half only."""
     title = "Notes (2026-01-02)\n==================\n" if feature == "setext" else "# Notes\n"
     out = [title, "- the intake queue is drained nightly\n"]
-    if feature == "file date":
+    if feature in ("file date", "two file dates"):
         out.append("\nLast updated: 2026-03-04\n")
     for i in range(SECTIONS):
         half, pair = divmod(i, SECTIONS // 2)
-        undated = feature in ("stamp", "late stamp", "file date", "late file date", "setext")
+        undated = feature in ("stamp", "late stamp", "file date", "late file date", "two file dates", "setext")
         if feature in ("fence", "comment") and i in (SECTIONS // 3, SECTIONS * 5 // 6):  # over every cut
             out.append({"fence": ["```\n", "```\n"], "comment": ["<!--\n", "-->\n"]}[feature][i > SECTIONS // 2])
         heading = f"## svc-{i}" if undated else f"## 2026-{1 + i % 9:02d}-{1 + i % 27:02d}"
@@ -313,26 +313,28 @@ def _sectioned(feature: str) -> str:
             out.append(f"\n[2026-02-{1 + i % 27:02d}] - deployed the svc-{i % 40} build\n")
         elif feature == "table":
             out.append("\n| service | database |\n|---|---|\n" + f"| svc-{i} | PostgreSQL {i % 4} |\n")
-        if i == SECTIONS * 7 // 8 and feature == "late file date":  # in the last part
-            out.append("\n# Appendix\n\nLast updated: 2026-03-04\n")
+        if i == SECTIONS * 7 // 8 and feature in ("late file date", "two file dates"):  # in the last part
+            out.append("\n# Appendix\n\nLast updated: 2026-03-05\n")
     if feature == "ends in a table":  # what the end leaves open reaches no part
         out.append("\n| service | database |\n|---|---|\n| svc-1 | MySQL 8 |\n")
     return "".join(out)
 
 
 # The jobs with which the parts read in children are taken; with the others, the reading at
-# the first cut goes on here. A file date found in the last part dates the lines left undated
-# above it: this process's own it dates itself, a child's part before it is read here.
-FEATURES = {"plain": {2, 3}, "ends in a table": {2, 3}, "late file date": {2}, "stamp": set(), "late stamp": set(), "file date": set(),
-            "table": set(), "fence": set(), "comment": set(), "setext": set()}
+# the first cut goes on here. A file date dates every line left undated, in any part ("file
+# date" at the top, "late file date" in the last part); a second one is read here.
+FEATURES = {"plain": {2, 3}, "ends in a table": {2, 3}, "file date": {2, 3}, "late file date": {2, 3},
+            "two file dates": set(), "stamp": set(), "late stamp": set(), "table": set(), "fence": set(),
+            "comment": set(), "setext": set()}
 
 
 @pytest.mark.parametrize("feature", list(FEATURES))
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int, tmp_path: Path) -> None:
     """A large markdown file is cut at headings that open an entry. A part read in a child
-    starts under the level-1 heading above its cut, with no stamp or table open and the file's
-    date as at its start; where the reading before a cut stands otherwise, it reads on here."""
+    starts under the level-1 heading above its cut, with no stamp, code fence, comment or table
+    open; where the reading before a cut stands otherwise, it reads on here. The file date
+    stated in one part dates the undated lines of every part."""
     path = tmp_path / "notes.md"
     path.write_text(_sectioned(feature), encoding="utf-8")
     one = _report(path, 1)
@@ -341,8 +343,9 @@ def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int,
         os.waitpid(-1, os.WNOHANG)
     source = loader.read_sources([str(path)])[0][0]
     read = loader._read_in_parts(source, DEFAULT_VOCABULARY, default_lexicon(), jobs)
-    ready = read is not None and any(type(item) is list for item in read.items())
-    assert ready is (jobs in FEATURES[feature])
-    if feature == "plain":  # labels used in both halves, and records in the first, settle
+    taken = read is not None and read.rows is not None  # read on here, it holds the drafts alone
+    assert taken is (jobs in FEATURES[feature])
+    if feature == "plain":  # dated lines come back derived (a ready row each), labels settled
+        assert sum(type(item) is list for item in read.items()) > SECTIONS
         for body, label in (("the blue", "Zed"), ("the billing", "Yak")):
             assert {f.entity for f in one[1] if f.body.startswith(body)} == {f"{label}-{k}" for k in range(SECTIONS // 2)}

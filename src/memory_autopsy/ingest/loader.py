@@ -194,7 +194,8 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
 # markdown stores). Deriving a store's read items: the child's first writes to the pages it
 # shares with this process copy them, and what it sends costs it a third again. Reading a JSONL
 # store's lines: the child forks before the store is read, and this process pays for taking
-# in what it sends.
+# in what it sends. Reading a markdown file: a child also derives its part's facts, which this
+# process derives for its own part afterwards, in two processes.
 DERIVE_SHARE = 0.7
 READ_SHARE = 1.1
 PARSE_SHARE = 0.5
@@ -384,9 +385,10 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     a child (memory_autopsy.parallel) that resumes at its cut, settles its dates and its
     labels that it alone decides (labels.settle_decided), and sends back each line's fact's
     values (a ready row), or the line's draft where only the whole store can settle its
-    label. A reading that does not stand at a cut as the child there assumes (a heading in a
-    code fence, a stamp or a file date above it) is read on here, as is the part of a child
-    that fails: the first part, if this process's own reading is that one, is read again."""
+    label or a date. A reading that does not stand at a cut as the child there assumes (a
+    heading in a code fence, a stamp above it), or a part that states a file date below one
+    stated above it, is read on here, as is the part of a child that fails: the first part,
+    if this process's own reading is that one, is read again."""
     jobs = parallel.jobs_of(jobs, source.data.count(b"\n"))
     text = decode(source) if jobs > 1 else None
     if not isinstance(text, str):
@@ -397,6 +399,7 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     del text
     meta, start = read_front_matter(lines)
     parser = Parser(source.path, meta, Path(source.path).stem, words)
+    initial = parser.file_date
     found = cuts(lines, [start + bound for bound in _runs(len(lines) - start, jobs, PARSE_SHARE)[1:-1]], words)
     if not found:
         return None
@@ -419,12 +422,17 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
             break
         parts.append(part)
         rows += items
-    dates = [part.file_date for part in parts]
-    if len(parts) < len(children) or any(part.undated and any(dates[k + 1 :]) for k, part in enumerate(parts)):
+    # A file date is the first one the file states: a part that finds one after a part above it
+    # did dated its lines by the wrong one.
+    dates = [date if date != initial else None for date in [parser.file_date, *(part.file_date for part in parts)]]
+    if len(parts) < len(children) or any(date and any(dates[:k]) for k, date in enumerate(dates)):
         parallel.stop(children)  # the rest is read here
         parser.read(lines, found[0].at, len(lines))
         return _markdown_result(parser.finish())
-    parser.file_date = parser.file_date or next(filter(None, dates), None)
+    parser.file_date = next(filter(None, dates), initial)
+    for item in rows:  # a part's lines that no date of its own reached
+        if type(item) is Draft and item.observed_at is None:
+            item.observed_at = parser.file_date
     own = _markdown_result(parser.finish())
     result = JsonResult(drafts=own.drafts + [item for item in rows if isinstance(item, Draft)],
                         declarations=own.declarations, problems=own.problems, references=own.references,
@@ -445,7 +453,6 @@ class _MarkdownPart(NamedTuple):
     problems: list[Problem]
     references: list[tuple[int, str]]
     file_date: str | None  # the file's date as the part found it (first: at the file's start)
-    undated: bool  # a line is left undated: a file date a later part finds dates it
     named: list[str]  # the entities its ready rows name
     labels: list[str]  # the labels it settled (labels.settle_decided)
 
@@ -454,22 +461,21 @@ def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any
                    words: Lexicon) -> Iterator[Any]:
     """What a child sends of a markdown file's part, from `cut` to `end` (the next cut, `after`,
     or the file's end): a _MarkdownPart, then each line's ready row, or its draft's fields
-    where only the store settles its label, PIECE at a time. None alone when the reading does
-    not stand at `after` as the part after it assumes."""
+    where the store settles what the part cannot (a label; a date, for a line only a file date
+    stated above the part would date), PIECE at a time. None alone when the reading does not
+    stand at `after` as the part after it assumes."""
     parser.resume(lines, cut)
     clean = parser.read(lines, cut.at, end)  # the file's end may leave a table open
     if after is not None and not (clean and parser.reaches(lines, after)):
         yield None
         return
     own = parser.finish()
-    undecided, labels = settle_decided(own.drafts, own.declarations, vocabulary, words)
-    left = {id(draft) for draft in undecided}
+    dated = [draft for draft in own.drafts if draft.observed_at is not None]
+    undecided, labels = settle_decided(dated, own.declarations, vocabulary, words)
+    left = {id(draft) for draft in undecided} | {id(draft) for draft in own.drafts if draft.observed_at is None}
     items = [draft_row(draft) if id(draft) in left else draft_values(draft, vocabulary, words) for draft in own.drafts]
-    yield _MarkdownPart(
-        own.declarations, own.problems, own.references, parser.file_date,
-        parser.file_date is None and any(draft.observed_at is None for draft in own.drafts),
-        [draft.entity for draft in own.drafts if draft.named and not draft.label], labels,
-    )
+    named = [draft.entity for draft in own.drafts if draft.named and not draft.label and id(draft) not in left]
+    yield _MarkdownPart(own.declarations, own.problems, own.references, parser.file_date, named, labels)
     yield from _in_pieces(items)
 
 

@@ -196,7 +196,8 @@ class Parser:
 
     def resume(self, lines: list[str], cut: Cut) -> None:
         """Stand where the file's reading reaches `cut` when nothing above it reaches further:
-        under the level-1 heading above it, with no stamp and the file's date as at its start."""
+        under the level-1 heading above it, with no stamp. (A file date stated above the cut
+        dates this part's undated lines once the parts are put together.)"""
         if cut.above >= 0:
             self.read(lines, cut.above, cut.above + 1)
 
@@ -212,10 +213,10 @@ class Parser:
     def _standing(self) -> tuple[Any, ...]:
         """What a heading that opens an entry leaves of the reading above it for what follows:
         the sections above it (the level-1 heading: no entity, so whether it holds content
-        does not count), the stamp, the file's date."""
+        does not count) and the stamp."""
         sections = tuple((s.level, s.name, s.entity, s.date, s.status, s.guideline, s.ident, s.line)
                          for s in self.stack)
-        return sections, self.stamp, self.file_date
+        return sections, self.stamp
 
     # --- structure -------------------------------------------------------------------
 
