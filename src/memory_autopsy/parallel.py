@@ -1,6 +1,6 @@
-"""A large store's work on more than one CPU, by fork: reading (a JSONL store's lines, and the
-derivation of each fact: ingest.loader) and judging (the per-entity layers, engine.run) are
-dealt out in parts, and each
+"""A large store's work on more than one CPU, by fork: reading (a JSONL store's lines, a
+markdown file's sections, and the derivation of each fact: ingest.loader) and judging (the
+per-entity layers, engine.run) are dealt out in parts, and each
 part but the first runs in a forked child that sends its results back through a pipe, pickled
 a piece at a time; the parent does the first part meanwhile. A child shares the parent's
 memory as it is at the fork: it reads nothing again and writes nothing anywhere but its pipe,

@@ -417,11 +417,11 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     parts: list[_MarkdownPart] = []
     rows: list[Item] = []
     for child in children:
-        part, items = _markdown_received(child)
-        if part is None:
+        taken = _taken(child)
+        if taken is None:
             break
-        parts.append(part)
-        rows += items
+        parts.append(taken[0])
+        rows += [Draft(*item) if type(item) is tuple else item for item in taken[1]]  # a draft's fields
     # A file date is the first one the file states: a part that finds one after a part above it
     # did dated its lines by the wrong one.
     dates = [date if date != initial else None for date in [parser.file_date, *(part.file_date for part in parts)]]
@@ -479,23 +479,6 @@ def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any
     yield from _in_pieces(items)
 
 
-def _markdown_received(child: parallel.Child) -> tuple[_MarkdownPart | None, list[Item]]:
-    """A child's head and its items (a draft's fields made its draft again); (None, []) for a
-    child that failed or whose part must be read here."""
-    items: list[Item] = []
-    try:
-        pieces = child.pieces()
-        head = next(pieces, None)
-        if head is None:
-            deque(pieces, maxlen=0)
-            return None, []
-        for piece in pieces:
-            items += [Draft(*item) if type(item) is tuple else item for item in piece]
-    except parallel.ChildFailed:
-        return None, []
-    return head, items
-
-
 def _markdown_result(parsed: Any) -> JsonResult:
     return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
@@ -537,23 +520,31 @@ def _ready_rows(result: JsonResult, vocabulary: Vocabulary, words: Lexicon) -> l
 
 def _received(child: parallel.Child, result: JsonResult) -> bool:
     """Whether a child's part was added to `result` (its rows, problems and related names)."""
-    rows = cast("list[Item]", result.rows)
-    start = len(rows)
-    try:
-        pieces = child.pieces()
-        head = next(pieces, None)
-        if head is None:  # a part to read here: let the child end
-            deque(pieces, maxlen=0)
-            return False
-        for piece in pieces:
-            rows += piece
-    except parallel.ChildFailed:
-        del rows[start:]
+    taken = _taken(child)
+    if taken is None:
         return False
-    problems, related = head
+    (problems, related), rows = taken
+    cast("list[Item]", result.rows).extend(rows)
     result.problems += problems
     result.related |= related
     return True
+
+
+def _taken(child: parallel.Child) -> tuple[Any, list[Any]] | None:
+    """What a child that reads a part sent: its first piece and the values of the others; None
+    for a child that failed, or that sent None first (its part is read here: it is let end)."""
+    values: list[Any] = []
+    try:
+        pieces = child.pieces()
+        head = next(pieces, None)
+        if head is None:
+            deque(pieces, maxlen=0)
+            return None
+        for piece in pieces:
+            values += piece
+    except parallel.ChildFailed:
+        return None
+    return head, values
 
 
 def _finish_cached(items: list[Any], origins: list[JsonResult], cache: ParseCache,
