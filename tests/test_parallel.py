@@ -296,7 +296,7 @@ def _sectioned(feature: str) -> str:
     for i in range(SECTIONS):
         half, pair = divmod(i, SECTIONS // 2)
         undated = feature in ("stamp", "late stamp", "file date", "late file date", "two file dates", "setext")
-        if feature in ("fence", "comment") and i in (SECTIONS // 3, SECTIONS * 5 // 6):  # over every cut
+        if feature in ("fence", "comment") and i in (SECTIONS // 4, SECTIONS * 5 // 6):  # over every cut
             out.append({"fence": ["```\n", "```\n"], "comment": ["<!--\n", "-->\n"]}[feature][i > SECTIONS // 2])
         heading = f"## svc-{i}" if undated else f"## 2026-{1 + i % 9:02d}-{1 + i % 27:02d}"
         out.append(f"{heading}\n" if feature == "table" else f"\n{heading}\n\n")  # a table's header reaches on
@@ -309,7 +309,7 @@ def _sectioned(feature: str) -> str:
         out.append(f"- the svc-{i % 40} nightly job runs on the blue cluster\n")
         if half:
             out.append(f'- Yak-{pair}: owner = "team {pair % 5}"\n')
-        if feature == "stamp" or feature == "late stamp" and i >= SECTIONS * 5 // 8:  # "late": after the first cut
+        if feature == "stamp" or feature == "late stamp" and i >= SECTIONS * 7 // 12:  # "late": after a half
             out.append(f"\n[2026-02-{1 + i % 27:02d}] - deployed the svc-{i % 40} build\n")
         elif feature == "table":
             out.append("\n| service | database |\n|---|---|\n" + f"| svc-{i} | PostgreSQL {i % 4} |\n")
@@ -320,21 +320,25 @@ def _sectioned(feature: str) -> str:
     return "".join(out)
 
 
-# The jobs with which the parts read in children are taken; with the others, the reading at
-# the first cut goes on here. A file date dates every line left undated, in any part ("file
-# date" at the top, "late file date" in the last part); a second one is read here.
+# The jobs with which the parts read in children are taken; with the others the file is read in
+# one process. A file date dates every line left undated, in any part ("file date" at the top,
+# "late file date" in the last part); a second one is read in one process. A "late stamp" is in
+# the last of two parts (it reaches no cut), in the second of three.
 FEATURES = {"plain": {2, 3}, "ends in a table": {2, 3}, "file date": {2, 3}, "late file date": {2, 3},
-            "two file dates": set(), "stamp": set(), "late stamp": set(), "table": set(), "fence": set(),
+            "two file dates": set(), "stamp": set(), "late stamp": {2}, "table": set(), "fence": set(),
             "comment": set(), "setext": set()}
 
 
 @pytest.mark.parametrize("feature", list(FEATURES))
 @pytest.mark.parametrize("jobs", [2, 3])
-def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int, tmp_path: Path) -> None:
+def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A large markdown file is cut at headings that open an entry. A part read in a child
     starts under the level-1 heading above its cut, with no stamp, code fence, comment or table
-    open; where the reading before a cut stands otherwise, it reads on here. The file date
-    stated in one part dates the undated lines of every part."""
+    open; where the reading before a cut stands otherwise, the file is read in one process.
+    The file date stated in one part dates the undated lines of every part. (Parts of equal
+    lines: cuts near a half, or a third and two thirds.)"""
+    monkeypatch.setattr(loader, "PARSE_SHARE", 1.0)
     path = tmp_path / "notes.md"
     path.write_text(_sectioned(feature), encoding="utf-8")
     one = _report(path, 1)
@@ -343,7 +347,7 @@ def test_a_markdown_file_read_in_parts_reads_as_a_whole(feature: str, jobs: int,
         os.waitpid(-1, os.WNOHANG)
     source = loader.read_sources([str(path)])[0][0]
     read = loader._read_in_parts(source, DEFAULT_VOCABULARY, default_lexicon(), jobs)
-    taken = read is not None and read.rows is not None  # read on here, it holds the drafts alone
+    taken = read is not None  # None: the file is read in one process
     assert taken is (jobs in FEATURES[feature])
     if feature == "plain":  # dated lines come back derived (a ready row each), labels settled
         assert sum(type(item) is list for item in read.items()) > SECTIONS

@@ -194,11 +194,11 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
 # markdown stores). Deriving a store's read items: the child's first writes to the pages it
 # shares with this process copy them, and what it sends costs it a third again. Reading a JSONL
 # store's lines: the child forks before the store is read, and this process pays for taking
-# in what it sends. Reading a markdown file: a child also derives its part's facts, which this
-# process derives for its own part afterwards, in two processes.
+# in what it sends. Reading a markdown file: each side parses its part and derives its facts,
+# and the child pickles what it sends.
 DERIVE_SHARE = 0.7
 READ_SHARE = 1.1
-PARSE_SHARE = 0.5
+PARSE_SHARE = 0.9
 
 
 def _runs(n: int, jobs: int, share: float) -> list[int]:
@@ -382,13 +382,11 @@ def _lines_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs
 def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs: int) -> JsonResult | None:
     """A large markdown file read in as many parts as it has jobs, each from a heading that
     opens an entry (markdown.cuts) to the next. The first part is read here and each other in
-    a child (memory_autopsy.parallel) that resumes at its cut, settles its dates and its
-    labels that it alone decides (labels.settle_decided), and sends back each line's fact's
-    values (a ready row), or the line's draft where only the whole store can settle its
-    label or a date. A reading that does not stand at a cut as the child there assumes (a
-    heading in a code fence, a stamp above it), or a part that states a file date below one
-    stated above it, is read on here, as is the part of a child that fails: the first part,
-    if this process's own reading is that one, is read again."""
+    a child (memory_autopsy.parallel) that resumes at its cut; each settles its part's dates
+    and the labels it alone decides, and derives its facts (`_part_done`). None (the file is
+    read in one process) where a reading does not stand at a cut as the part after it
+    assumes (a heading in a code fence, a stamp above it), where a part states a file date
+    below one stated above it, or where a child fails."""
     jobs = parallel.jobs_of(jobs, source.data.count(b"\n"))
     text = decode(source) if jobs > 1 else None
     if not isinstance(text, str):
@@ -408,35 +406,29 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
                 for cut, end, after in zip(found, ends, [*found[1:], None])]
     try:
         whole = parser.read(lines, start, found[0].at) and parser.reaches(lines, found[0])
+        done = _part_done(parser, vocabulary, words) if whole else None
     except BaseException:
         parallel.stop(children)
         raise
-    if not whole:
-        parallel.stop(children)
-        return None
-    parts: list[_MarkdownPart] = []
-    rows: list[Item] = []
-    for child in children:
+    parts, items = [done[0]] if done else [], done[1] if done else []
+    for child in children if done else ():
         taken = _taken(child)
         if taken is None:
             break
         parts.append(taken[0])
-        rows += [Draft(*item) if type(item) is tuple else item for item in taken[1]]  # a draft's fields
+        items += [Draft(*item) if type(item) is tuple else item for item in taken[1]]  # a draft's fields
     # A file date is the first one the file states: a part that finds one after a part above it
     # did dated its lines by the wrong one.
-    dates = [date if date != initial else None for date in [parser.file_date, *(part.file_date for part in parts)]]
-    if len(parts) < len(children) or any(date and any(dates[:k]) for k, date in enumerate(dates)):
-        parallel.stop(children)  # the rest is read here
-        parser.read(lines, found[0].at, len(lines))
-        return _markdown_result(parser.finish())
-    parser.file_date = next(filter(None, dates), initial)
-    for item in rows:  # a part's lines that no date of its own reached
-        if type(item) is Draft and item.observed_at is None:
-            item.observed_at = parser.file_date
-    own = _markdown_result(parser.finish())
-    result = JsonResult(drafts=own.drafts + [item for item in rows if isinstance(item, Draft)],
-                        declarations=own.declarations, problems=own.problems, references=own.references,
-                        rows=[*own.drafts, *rows])
+    dates = [part.file_date if part.file_date != initial else None for part in parts]
+    if len(parts) <= len(children) or any(date and any(dates[:k]) for k, date in enumerate(dates)):
+        parallel.stop(children)
+        return None
+    file_date = next(filter(None, dates), initial)
+    drafts = [item for item in items if type(item) is Draft]
+    for draft in drafts:  # a part's lines that no date of its own reached
+        if draft.observed_at is None:
+            draft.observed_at = file_date
+    result = JsonResult(drafts=drafts, rows=items)
     for part in parts:
         result.declarations += part.declarations
         result.problems += part.problems
@@ -447,7 +439,7 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
 
 
 class _MarkdownPart(NamedTuple):
-    """What a child sends first of a markdown file's part (its items follow)."""
+    """What reading a part of a markdown file found besides its lines (a child sends it first)."""
 
     declarations: list[Declaration]
     problems: list[Problem]
@@ -457,26 +449,34 @@ class _MarkdownPart(NamedTuple):
     labels: list[str]  # the labels it settled (labels.settle_decided)
 
 
+def _part_done(parser: Any, vocabulary: Vocabulary, words: Lexicon) -> tuple[_MarkdownPart, list[Item]]:
+    """A part read: its dates settled (markdown.Parser.finish), and the labels it alone
+    decides (labels.settle_decided); each line's fact's values (a ready row), or its draft where
+    only the store settles the line's label, or its date (a line only a file date stated above
+    the part would date)."""
+    own = parser.finish()
+    dated = [draft for draft in own.drafts if draft.observed_at is not None]
+    undecided, labels = settle_decided(dated, own.declarations, vocabulary, words)
+    left = {id(draft) for draft in undecided} | {id(draft) for draft in own.drafts if draft.observed_at is None}
+    items: list[Item] = [draft if id(draft) in left else draft_values(draft, vocabulary, words) for draft in own.drafts]
+    named = [draft.entity for draft in own.drafts if draft.named and not draft.label and id(draft) not in left]
+    return _MarkdownPart(own.declarations, own.problems, own.references, parser.file_date, named, labels), items
+
+
 def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any, vocabulary: Vocabulary,
                    words: Lexicon) -> Iterator[Any]:
     """What a child sends of a markdown file's part, from `cut` to `end` (the next cut, `after`,
-    or the file's end): a _MarkdownPart, then each line's ready row, or its draft's fields
-    where the store settles what the part cannot (a label; a date, for a line only a file date
-    stated above the part would date), PIECE at a time. None alone when the reading does not
-    stand at `after` as the part after it assumes."""
+    or the file's end): its _MarkdownPart, then its items (`_part_done`; a draft as its fields),
+    PIECE at a time. None alone when the reading does not stand at `after` as the part after it
+    assumes."""
     parser.resume(lines, cut)
     clean = parser.read(lines, cut.at, end)  # the file's end may leave a table open
     if after is not None and not (clean and parser.reaches(lines, after)):
         yield None
         return
-    own = parser.finish()
-    dated = [draft for draft in own.drafts if draft.observed_at is not None]
-    undecided, labels = settle_decided(dated, own.declarations, vocabulary, words)
-    left = {id(draft) for draft in undecided} | {id(draft) for draft in own.drafts if draft.observed_at is None}
-    items = [draft_row(draft) if id(draft) in left else draft_values(draft, vocabulary, words) for draft in own.drafts]
-    named = [draft.entity for draft in own.drafts if draft.named and not draft.label and id(draft) not in left]
-    yield _MarkdownPart(own.declarations, own.problems, own.references, parser.file_date, named, labels)
-    yield from _in_pieces(items)
+    part, items = _part_done(parser, vocabulary, words)
+    yield part
+    yield from _in_pieces([draft_row(item) if type(item) is Draft else item for item in items])
 
 
 def _markdown_result(parsed: Any) -> JsonResult:
