@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memory_autopsy import parallel
 from memory_autopsy.ingest.aliases import resolve_entities
@@ -38,6 +38,9 @@ from memory_autopsy.ingest.records import (
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
+
+if TYPE_CHECKING:
+    from memory_autopsy.ingest.markdown import Cut, Parser
 
 MAX_BYTES = 1024 * 1024 * 1024
 
@@ -391,7 +394,7 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     text = decode(source) if jobs > 1 else None
     if not isinstance(text, str):
         return None
-    from memory_autopsy.ingest.markdown import Parser, cuts
+    from memory_autopsy.ingest.markdown import Parser, cuts  # a warm run reads no markdown
 
     lines = text.splitlines()
     del text
@@ -410,8 +413,11 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     except BaseException:
         parallel.stop(children)
         raise
-    parts, items = [done[0]] if done else [], done[1] if done else []
-    for child in children if done else ():
+    if done is None:
+        parallel.stop(children)
+        return None
+    parts, items = [done[0]], done[1]
+    for child in children:
         taken = _taken(child)
         if taken is None:
             break
@@ -449,7 +455,7 @@ class _MarkdownPart(NamedTuple):
     labels: list[str]  # the labels it settled (labels.settle_decided)
 
 
-def _part_done(parser: Any, vocabulary: Vocabulary, words: Lexicon) -> tuple[_MarkdownPart, list[Item]]:
+def _part_done(parser: Parser, vocabulary: Vocabulary, words: Lexicon) -> tuple[_MarkdownPart, list[Item]]:
     """A part read: its dates settled (markdown.Parser.finish), and the labels it alone
     decides (labels.settle_decided); each line's fact's values (a ready row), or its draft where
     only the store settles the line's label, or its date (a line only a file date stated above
@@ -463,7 +469,7 @@ def _part_done(parser: Any, vocabulary: Vocabulary, words: Lexicon) -> tuple[_Ma
     return _MarkdownPart(own.declarations, own.problems, own.references, parser.file_date, named, labels), items
 
 
-def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any, vocabulary: Vocabulary,
+def _markdown_sent(parser: Parser, lines: list[str], cut: Cut, end: int, after: Cut | None, vocabulary: Vocabulary,
                    words: Lexicon) -> Iterator[Any]:
     """What a child sends of a markdown file's part, from `cut` to `end` (the next cut, `after`,
     or the file's end): its _MarkdownPart, then its items (`_part_done`; a draft as its fields),
@@ -477,10 +483,6 @@ def _markdown_sent(parser: Any, lines: list[str], cut: Any, end: int, after: Any
     part, items = _part_done(parser, vocabulary, words)
     yield part
     yield from _in_pieces([draft_row(item) if type(item) is Draft else item for item in items])
-
-
-def _markdown_result(parsed: Any) -> JsonResult:
-    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
 def _part(body: bytes, part: tuple[int, int, int], path: str, stem: str) -> JsonResult:
@@ -678,7 +680,8 @@ def _markdown(text: str, path: str, stem: str, lexicon: Lexicon | None = None,
               front_matter: Loader | None = None) -> JsonResult:
     from memory_autopsy.ingest.markdown import parse_markdown  # a warm run reads no markdown
 
-    return _markdown_result(parse_markdown(text, path, stem, lexicon, front_matter))
+    parsed = parse_markdown(text, path, stem, lexicon, front_matter)
+    return JsonResult(parsed.drafts, parsed.declarations, parsed.problems, references=parsed.references)
 
 
 def _json_or_markdown(
