@@ -299,6 +299,8 @@ def _sectioned(feature: str) -> str:
         if feature in ("fence", "comment") and i in (SECTIONS // 4, SECTIONS * 5 // 6):  # over every cut
             out.append({"fence": ["```\n", "```\n"], "comment": ["<!--\n", "-->\n"]}[feature][i > SECTIONS // 2])
         heading = f"## svc-{i}" if undated else f"## 2026-{1 + i % 9:02d}-{1 + i % 27:02d}"
+        if feature == "commented date":  # dated as written, neutral once the comment is read
+            heading = f"## Details <!-- 2026-{1 + i % 9:02d}-{1 + i % 27:02d} -->"
         out.append(f"{heading}\n" if feature == "table" else f"\n{heading}\n\n")  # a table's header reaches on
         if feature == "table" and i:
             out.append(f"| svc-{i} | MySQL {i % 3} |\n")
@@ -323,10 +325,11 @@ def _sectioned(feature: str) -> str:
 # The jobs with which the parts read in children are taken; with the others the file is read in
 # one process. A file date dates every line left undated, in any part ("file date" at the top,
 # "late file date" in the last part); a second one is read in one process. A "late stamp" is in
-# the last of two parts (it reaches no cut), in the second of three.
+# the last of two parts (it reaches no cut), in the second of three. A heading dated only in a
+# comment is no cut: read, it is a neutral heading that opens no entry.
 FEATURES = {"plain": {2, 3}, "ends in a table": {2, 3}, "file date": {2, 3}, "late file date": {2, 3},
             "two file dates": set(), "stamp": set(), "late stamp": {2}, "table": set(), "fence": set(),
-            "comment": set(), "setext": set()}
+            "comment": set(), "setext": set(), "commented date": set()}
 
 
 @pytest.mark.parametrize("feature", list(FEATURES))
