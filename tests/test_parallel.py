@@ -1,5 +1,5 @@
-"""More than one process on a large store (memory_autopsy.parallel): the facts are derived and
-the entities judged in forked children, and the report is the one a single process makes, even
+"""More than one process on a large store (memory_autopsy.parallel): the store is read, its
+facts derived and its entities judged in forked children, and the report is the one a single process makes, even
 when a child fails. Forking needs POSIX: elsewhere `jobs_of` keeps everything in the process."""
 
 from __future__ import annotations

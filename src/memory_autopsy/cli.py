@@ -51,8 +51,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
     parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results and the hook's run records (hook, ci: "
                         ".memory-autopsy-cache/) and embeddings")
-    parser.add_argument("--jobs", "-j", type=int, metavar="N", help="processes a large store is judged "
-                        "in (default: one per CPU, at most 4; 1: this process only)")
+    parser.add_argument("--jobs", "-j", type=int, metavar="N", help="processes a large store is read and "
+                        "judged in (default: one per CPU, at most 4; 1: this process only)")
     parser.add_argument("--select", action="append", metavar="RULE[,RULE]",
                         help="report only these rules: names, codes or code prefixes (MA2, ALL)")
     parser.add_argument("--ignore", action="append", metavar="RULE[,RULE]",

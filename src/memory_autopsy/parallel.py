@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 # Work items (facts to derive or to judge) below which a fork costs more than it saves: a fork
@@ -133,6 +134,17 @@ def stop(children: Iterable[Child]) -> None:
     """Stop and reap children whose pieces are no longer wanted (the parent is failing)."""
     for child in children:
         child.stop()
+
+
+@contextmanager
+def beside(children: Iterable[Child]) -> Iterator[None]:
+    """The parent's own part, done while its children work: if it fails, they are stopped and
+    reaped before the error goes on."""
+    try:
+        yield
+    except BaseException:
+        stop(children)
+        raise
 
 
 def fork(work: Callable[[], Iterable[Any]]) -> Child:

@@ -556,13 +556,13 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         recorder._listed(args[0] if args else None)
     elif event == "subprocess.Popen":  # each must be a git command the run reports (Recorder.git)
         recorder.started += 1
-    elif event == "os.fork" and _judging_fork():
+    elif event == "os.fork" and _computing_fork():
         pass  # memory_autopsy.parallel: a child that only computes
     elif event in ("os.posix_spawn", "os.spawn", "os.system", "os.exec", "os.fork", "os.forkpty"):
         recorder.broken = True
 
 
-def _judging_fork() -> bool:
+def _computing_fork() -> bool:
     parallel = sys.modules.get("memory_autopsy.parallel")
     return parallel is not None and parallel.forking
 

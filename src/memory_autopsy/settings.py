@@ -48,8 +48,8 @@ class Settings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     baseline: str | None = None
-    # Processes the per-entity layers may use on a large store (engine.parallel): 1 judges in
-    # this process, 0 uses the CPUs (at most 4). The command line runs with 0 (`--jobs`).
+    # Processes a large store may be read, derived and judged in (memory_autopsy.parallel): 1
+    # keeps this process, 0 uses the CPUs (at most 4). The command line runs with 0 (`--jobs`).
     jobs: int = 1
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:

@@ -123,11 +123,8 @@ def _judged(ctx: Context, in_blocks: set[int], jobs: int) -> list[Finding]:
         return per_entity(ctx, in_blocks)
     parts = [ctx.narrowed(group) for group in parallel.dealt(sizes, jobs)]
     children = [parallel.fork(partial(_judged_piece, part, in_blocks)) for part in parts[1:]]
-    try:
+    with parallel.beside(children):
         found = per_entity(parts[0], in_blocks)
-    except BaseException:
-        parallel.stop(children)
-        raise
     for part, child in zip(parts[1:], children):
         try:
             found += [finding for piece in child.pieces() for finding in piece]

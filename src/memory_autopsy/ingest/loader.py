@@ -175,12 +175,8 @@ def _finished(items: list[Item], vocabulary: Vocabulary, words: Lexicon, jobs: i
         bounds = [0, *(derived[i] for i in _runs(len(derived), jobs, DERIVE_SHARE)[1:-1]), len(items)]
     children = [parallel.fork(partial(_sent, items, start, end, vocabulary, words))
                 for start, end in zip(bounds[1:], bounds[2:])]
-    facts: list[Fact] = []
-    try:
-        facts += _facts(items, 0, bounds[1], vocabulary, words)
-    except BaseException:
-        parallel.stop(children)
-        raise
+    with parallel.beside(children):
+        facts = _facts(items, 0, bounds[1], vocabulary, words)
     for start, end, child in zip(bounds[1:], bounds[2:], children):
         try:
             for piece in child.pieces():
@@ -369,13 +365,10 @@ def _lines_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, jobs
         firsts.append(firsts[-1] + body.count(b"\n", start, end))
     parts = list(zip(cuts, cuts[1:], firsts))
     children = [parallel.fork(partial(_part_sent, body, part, path, stem, vocabulary, words)) for part in parts[1:]]
-    try:
+    with parallel.beside(children):
         result = _part(body, parts[0], path, stem)
         if _records_only(result):
             result.rows = _ready_rows(result, vocabulary, words)
-    except BaseException:
-        parallel.stop(children)
-        raise
     for part, child in zip(parts[1:], children):
         if not _received(child, result):
             _merge(result, _part(body, part, path, stem))
@@ -407,12 +400,9 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     ends = [cut.at for cut in found[1:]] + [len(lines)]
     children = [parallel.fork(partial(_markdown_sent, parser, lines, cut, end, after, vocabulary, words))
                 for cut, end, after in zip(found, ends, [*found[1:], None])]
-    try:
+    with parallel.beside(children):
         whole = parser.read(lines, start, found[0].at) and parser.reaches(lines, found[0])
         done = _part_done(parser, vocabulary, words) if whole else None
-    except BaseException:
-        parallel.stop(children)
-        raise
     if done is None:
         parallel.stop(children)
         return None
