@@ -26,9 +26,9 @@ from memory_autopsy.engine import (
     transitions,
 )
 from memory_autopsy.engine.context import Context
+from memory_autopsy.engine.suppressions import Suppressions
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.normalize import entity_form
-from memory_autopsy.rules import rule_of
 from memory_autopsy.settings import Settings
 
 
@@ -149,23 +149,17 @@ def _known_at(fact: Fact, day: str) -> bool:
 sort_key = attrgetter("path", "line", "rule", "fingerprint")
 
 
-def _named(names: tuple[str, ...]) -> frozenset[str]:
-    """The rules an ignore comment names, by name or code (`MA101`); `*` and `all` as written."""
-    return frozenset(rule_of(name) or name for name in names)
-
-
 def _apply_settings(
     found: Iterable[Finding], settings: Settings, ctx: Context
 ) -> tuple[list[Finding], int]:
-    by_line = {(f.path, f.line): _named(f.suppress) for f in ctx.facts if f.suppress}
+    ignores = Suppressions(ctx.facts)
     kept: list[Finding] = []
     suppressed = 0
     for finding in found:
         severity = settings.severity_of(finding.rule, finding.severity)
         if severity is None:
             continue
-        rules = by_line.get((finding.path, finding.line), ())
-        if "*" in rules or "all" in rules or finding.rule in rules:
+        if ignores.silences(finding):
             suppressed += 1
             continue
         if severity is not finding.severity:

@@ -325,7 +325,9 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
 
 
 def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) -> None:
-    """Every observation of a graph node is its own fact, located by `line` and its index."""
+    """Every observation of a graph node is its own fact, located by `line` and its index. The
+    node is one record: its ignore covers its observations and the relations it holds, and an
+    observation written as an object may carry its own."""
     name = _text(item.get("name"))
     observations = item.get("observations")
     if not name or not isinstance(observations, list):
@@ -335,10 +337,13 @@ def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) 
         result.declarations.append(Declaration(name, path, line, "graph-node", name))
     named_dates = find_dates(name)  # "Fix_Task_2025-11-10": the node's name dates it
     node_date = parse_date(_first(item, OBSERVED_KEYS)) or (named_dates[0] if named_dates else None)
+    ignored = _ignored(item)
     for index, observation in enumerate(observations):
+        suppress = ignored
         if isinstance(observation, dict):
             text = _text(_first(observation, CLAIM_KEYS))
             stamp = parse_date(_first(observation, OBSERVED_KEYS))
+            suppress += _ignored(observation)
         else:
             text, stamp = _text(observation), None
         if not text:
@@ -348,16 +353,18 @@ def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) 
             stamp = written[0] if written else node_date
         result.drafts.append(
             Draft(entity=name, claim=text, path=path, line=line, fidelity=Fidelity.PARTIAL,
-                  observed_at=stamp, shape="graph", obs=index, named=True)
+                  observed_at=stamp, shape="graph", obs=index, named=True, suppress=suppress)
         )
     if isinstance(nested, list):  # relations kept inside the node: `{relationType, to}`
         for relation in nested:
             if isinstance(relation, dict):
-                _relation(relation, name, path, line, result)
+                _relation(relation, name, path, line, result, ignored)
 
 
-def _relation(item: dict[str, Any], source: str, path: str, line: int, result: JsonResult) -> None:
-    """`{from, to, relationType}` is a fact about `from` ("billing uses ledger-db")."""
+def _relation(item: dict[str, Any], source: str, path: str, line: int, result: JsonResult,
+              ignored: tuple[str, ...] = ()) -> None:
+    """`{from, to, relationType}` is a fact about `from` ("billing uses ledger-db"); `ignored`:
+    what the node holding it ignores."""
     target, verb = _text(item.get("to")), _text(item.get("relationType") or item.get("type"))
     for name in (source, target):
         if name:
@@ -367,7 +374,8 @@ def _relation(item: dict[str, Any], source: str, path: str, line: int, result: J
     result.drafts.append(
         Draft(entity=source, claim=f"{source} {verb.replace('_', ' ')} {target}", path=path,
               line=line, fidelity=Fidelity.PARTIAL, body=f"{verb.replace('_', ' ')} {target}",
-              observed_at=parse_date(_first(item, OBSERVED_KEYS)), shape="relation", named=True)
+              observed_at=parse_date(_first(item, OBSERVED_KEYS)), shape="relation", named=True,
+              suppress=ignored + _ignored(item))
     )
 
 
@@ -453,8 +461,15 @@ def _record(item: dict[str, Any], entity: str, path: str, line: int, strings: di
         aliases=_strings(get("aliases")),
         given_id=str(given) if isinstance(given, (str, int)) and str(given) else None,
         shape="json",
-        suppress=_strings(get("memory-autopsy-ignore") or get("memory_autopsy_ignore")),
+        suppress=_ignored(item),
     )
+
+
+def _ignored(item: dict[str, Any]) -> tuple[str, ...]:
+    """The rules a record's own ignore names: it covers that record's facts alone
+    (engine.suppressions matches it by record, not by line)."""
+    get = item.get
+    return _strings(get("memory-autopsy-ignore") or get("memory_autopsy_ignore"))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
