@@ -3,7 +3,8 @@
 A crash at any point leaves either the old file or the new one, never a partial write: the
 rename is the only step that touches the target, and it is atomic on POSIX and on Windows
 (os.replace). The target is compared with the bytes the caller read just before the rename,
-so a concurrent writer's change is refused instead of overwritten.
+so a concurrent writer's change is refused instead of overwritten, and read again after it, so
+an append that reached the old file meanwhile is put back, not lost (`swap`).
 
 Only a regular, writable file is replaced, by its own name. A symlink is refused, never
 followed: in a scanned folder it may point anywhere (`~/.bashrc`, a file of another project).
@@ -19,6 +20,7 @@ import errno
 import os
 import stat
 
+from memory_autopsy.fixes.swap import HOLDS_OPEN, fsync_directory, swap
 from memory_autopsy.fixes.tempfiles import temp_beside
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # absent on Windows, where links are rare and lstat decides
@@ -58,18 +60,24 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
     """Replace `path` with `data`; with `expected`, refuse if the file no longer holds it.
 
     Without `expected` a missing file is created (a forced `undo` after it was deleted).
+    Raises `FileChanged` when the file did not hold `expected`, or changed while it was replaced
+    (then it holds what it held, with what was appended to it meanwhile).
     """
     creating = expected is None and not os.path.lexists(path)
     mode = _umask_mode() if creating else check_replaceable(path)
+    # O_NOFOLLOW: a symlink swapped in since the check fails the compare (ELOOP); one swapped in
+    # after it is itself replaced by the rename, which never follows the last component.
+    if expected is not None and HOLDS_OPEN:
+        if not swap(path, data, mode, expected):
+            raise FileChanged(f"{path} changed while it was being replaced")
+        return
     with temp_beside(path, data) as tmp:
         with contextlib.suppress(OSError):
             os.chmod(tmp, mode)
-        # O_NOFOLLOW: a symlink swapped in since the check fails here (ELOOP); one swapped in
-        # after it is itself replaced by the rename, which never follows the last component.
         if expected is not None and read_bytes(path) != expected:
             raise FileChanged(f"{path} changed since it was read")
         os.replace(tmp, path)
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
+    fsync_directory(os.path.dirname(os.path.abspath(path)))
 
 
 def _umask_mode() -> int:
@@ -77,15 +85,3 @@ def _umask_mode() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return 0o666 & ~mask
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
