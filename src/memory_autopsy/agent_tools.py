@@ -12,15 +12,14 @@ the bytes of that open file are what the engine reads. Nothing here writes a sto
 from __future__ import annotations
 
 import enum
-import errno
 import json
 import os
-import stat
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memory_autopsy.errors import UsageError
+from memory_autopsy.ingest.confined import LeadsOutside, Roots, read_inside, real
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
@@ -30,12 +29,6 @@ if TYPE_CHECKING:
     from memory_autopsy.verdicts.verdict import Weights
 
 ENGINES = ("heuristic", "embed")
-_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
-# O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused as not a regular file
-_FILE_FLAGS: int = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_DIR_FLAGS: int = _FILE_FLAGS | getattr(os, "O_DIRECTORY", 0)
-_WALK_BENEATH = bool(_NOFOLLOW) and os.open in os.supports_dir_fd
-_LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW meeting a link raises
 
 
 class Tool(str, enum.Enum):
@@ -49,56 +42,37 @@ class ToolRefused(Exception):
     """A request the tools will not serve (a path outside the roots, a bad argument)."""
 
 
-@dataclass(frozen=True)
-class Roots:
-    """The folders the tools may read, as real paths."""
+def confine(given: str, roots: Roots) -> str:
+    """The store as a path that stays inside the roots, or ToolRefused (nothing is opened)."""
+    if not isinstance(given, str) or not given.strip() or "\x00" in given:
+        raise ToolRefused("store must be a non-empty path")
+    where = _real(given)
+    if not roots.contains(where):
+        raise ToolRefused(
+            f"refused: {given!r} is outside the allowed roots "
+            f"({', '.join(roots.paths)}); start the server with --root to allow it"
+        )
+    if os.path.isdir(where):
+        _check_tree(given, where, roots)
+    return _shown(where)
 
-    paths: tuple[str, ...]
 
-    @classmethod
-    def of(cls, folders: Iterable[str] = ()) -> Roots:
-        real = [os.path.realpath(os.getcwd())] + [os.path.realpath(f) for f in folders]
-        return cls(tuple(dict.fromkeys(real)))
+def _check_tree(given: str, where: str, roots: Roots) -> None:
+    from memory_autopsy.ingest.loader import expand
 
-    def contains(self, real: str) -> bool:
-        return self.root_of(real) is not None
-
-    def root_of(self, real: str) -> str | None:
-        for root in self.paths:
-            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
-                return root
-        return None
-
-    def confine(self, given: str) -> str:
-        """The store as a path that stays inside the roots, or ToolRefused (nothing is opened)."""
-        if not isinstance(given, str) or not given.strip() or "\x00" in given:
-            raise ToolRefused("store must be a non-empty path")
-        real = _real(given)
-        if not self.contains(real):
+    files, _ = expand([where])
+    for name in files:
+        if not roots.contains(_real(name)):
             raise ToolRefused(
-                f"refused: {given!r} is outside the allowed roots "
-                f"({', '.join(self.paths)}); start the server with --root to allow it"
+                f"refused: {given!r} holds {os.path.relpath(name, where)!r}, "
+                "a link that leads outside the allowed roots"
             )
-        if os.path.isdir(real):
-            self._check_tree(given, real)
-        return _shown(real)
-
-    def _check_tree(self, given: str, real: str) -> None:
-        from memory_autopsy.ingest.loader import expand
-
-        files, _ = expand([real])
-        for name in files:
-            if not self.contains(_real(name)):
-                raise ToolRefused(
-                    f"refused: {given!r} holds {os.path.relpath(name, real)!r}, "
-                    "a link that leads outside the allowed roots"
-                )
 
 
 def _real(path: str) -> str:
     try:
-        return os.path.realpath(path)
-    except OSError:  # a link swapped while realpath read it (readlink: EINVAL)
+        return real(path)
+    except LeadsOutside:
         raise ToolRefused(f"refused: {path!r} changed while being checked") from None
 
 
@@ -110,48 +84,12 @@ def read_confined(name: str, roots: Roots) -> bytes:
     """
     from memory_autopsy.ingest.loader import MAX_BYTES
 
-    real = _real(name)
-    root = roots.root_of(real)
-    if root is None:
-        raise ToolRefused(f"refused: {name!r} leads outside the allowed roots ({', '.join(roots.paths)})")
     try:
-        fd = _open_beneath(root, real) if _WALK_BENEATH else _open_checked(real)
-    except OSError as error:
-        if error.errno in _LINK_ERRORS:
+        return read_inside(name, roots, MAX_BYTES)
+    except LeadsOutside as refused:
+        if refused.raced:
             raise ToolRefused(f"refused: {name!r} turned into a link while being read") from None
-        raise OSError(error.errno, f"unreadable: {error.strerror or error}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        data = handle.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise OSError(errno.EFBIG, f"file too large (over {MAX_BYTES} bytes)")
-    return data
-
-
-def _open_beneath(root: str, real: str) -> int:
-    """Open `real` one component at a time from `root`, never following a link (ELOOP/ENOTDIR)."""
-    if real == root:
-        return os.open(root, _FILE_FLAGS)
-    *folders, leaf = os.path.relpath(real, root).split(os.sep)
-    fd = os.open(root, _DIR_FLAGS)
-    try:
-        for folder in folders:
-            inner = os.open(folder, _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        return os.open(leaf, _FILE_FLAGS, dir_fd=fd)
-    finally:
-        os.close(fd)
-
-
-def _open_checked(real: str) -> int:
-    """Where openat is missing (Windows): open, then insist the open file is the one checked."""
-    fd = os.open(real, _FILE_FLAGS)
-    if not os.path.samestat(os.fstat(fd), os.lstat(real)):
-        os.close(fd)
-        raise OSError(errno.ELOOP, "changed while being opened")
-    return fd
+        raise ToolRefused(f"refused: {name!r} leads outside the allowed roots ({', '.join(roots.paths)})") from None
 
 
 def _shown(real: str) -> str:
@@ -262,7 +200,7 @@ def _load(store: str, settings: Settings, roots: Roots) -> Store:
         cache.prune_after_run()
     if not loaded.paths:
         raise ToolRefused(f"no readable memory files in {store!r}")
-    return replace(loaded, problems=loaded.problems + tuple(read_problems))
+    return replace(loaded, problems=loaded.problems + tuple(read_problems), roots=roots)
 
 
 def _files(store: str, settings: Settings, roots: Roots) -> tuple[list[str], list[Problem]]:
@@ -270,7 +208,7 @@ def _files(store: str, settings: Settings, roots: Roots) -> tuple[list[str], lis
     from memory_autopsy.ingest.loader import expand
     from memory_autopsy.selection import filter_paths
 
-    path = roots.confine(store)
+    path = confine(store, roots)
     files, problems = expand([path])
     if settings.include or settings.exclude:
         named = {path.replace("\\", "/").removeprefix("./")}
@@ -303,7 +241,7 @@ def _admit(fact: dict[str, Any], store: str, settings: Settings, roots: Roots) -
     sources = list(_sources(files, roots, problems))
     trouble = [f"{p.path}: {p.message}" for p in problems]
     if not sources and not trouble:
-        trouble.append("no memory files among: " + roots.confine(store))
+        trouble.append("no memory files among: " + confine(store, roots))
     if trouble:
         return gate.rejected("the store cannot be read (the gate never runs blind): " + "; ".join(trouble))
     notes = [f"{s.path} is empty: the fact would be its first" for s in sources if not s.data.strip()]

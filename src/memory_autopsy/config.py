@@ -19,6 +19,7 @@ from memory_autopsy.errors import ConfigError
 from memory_autopsy.settings import EmbedSettings, Settings
 
 CONFIG_NAME = "memory-autopsy.toml"
+MAX_RULE_FILE_BYTES = 4 * 1024 * 1024  # a rule file is a page of settings: past this, it is refused
 PYPROJECT = "pyproject.toml"
 _TABLE_MENTION = lazyre.compile(r"""tool\s*\.\s*["']?memory-autopsy""")
 
@@ -66,13 +67,15 @@ def read_table(path: Path) -> dict[str, Any]:
     """The rule file's table (the `[tool.memory-autopsy]` table of a pyproject.toml)."""
     toml = _toml_module()
     try:
-        with open(path, "rb") as handle:
-            data: dict[str, Any] = toml.load(handle)
+        data: dict[str, Any] = toml.loads(_rule_file_text(path))
     except toml.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except RecursionError:  # the TOML parser recurses once per level of nesting
         raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError(f"{path}: {reason if reason.startswith(('unreadable', 'file too')) else 'unreadable: ' + reason}") from None
+    except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: unreadable: {error}") from None
     if path.name != PYPROJECT:
         return data
@@ -133,11 +136,23 @@ def _relative(base: Path, value: str) -> str:
     return os.path.relpath(base / path).replace(os.sep, "/")
 
 
+def _rule_file_text(path: Path) -> str:
+    """The rule file read inside its own folder: a link to a file elsewhere (a runner's secrets,
+    on a pull request that commits the rule file as a link) is refused by name, never read."""
+    from memory_autopsy.ingest.confined import LeadsOutside, Roots, read_inside
+
+    roots = Roots((os.path.realpath(os.path.dirname(os.path.abspath(path))),))
+    try:
+        return read_inside(str(path), roots, MAX_RULE_FILE_BYTES).decode("utf-8")
+    except LeadsOutside:
+        raise ConfigError(f"{path}: a link that leads outside its folder (not read)") from None
+
+
 def _mentions_table(pyproject: Path) -> bool:
     """Cheap text test first, so a pyproject without our table is never parsed."""
     try:
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = _rule_file_text(pyproject)
+    except (OSError, UnicodeDecodeError, ConfigError):
         return False
     if not _TABLE_MENTION.search(text):
         return False

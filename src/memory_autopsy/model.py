@@ -187,6 +187,7 @@ class Store:
     # the row gave. What the engine's memo keys that fact by (with its order), while the store
     # holds that very object. () without the cache.
     origins: tuple[Any, ...] = ()
+    roots: Any = None  # ingest.confined.Roots: where `@imports` may be read (None: the working directory)
 
 
 @dataclass(frozen=True, slots=True)

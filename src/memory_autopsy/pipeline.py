@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memory_autopsy.engine.run import Layer
     from memory_autopsy.ingest.cache import ParseCache
+    from memory_autopsy.ingest.confined import Roots
     from memory_autopsy.ingest.loader import Source
     from memory_autopsy.model import Problem, Report, Store
     from memory_autopsy.settings import Settings
@@ -44,13 +45,15 @@ def _load(
     """The store, and the parse cache it was read through (the caller prunes it once the run
     has read everything it will: a lint reads the engine's kept findings after the store)."""
     from memory_autopsy.ingest.cache import cache_for
+    from memory_autopsy.ingest.confined import Roots
     from memory_autopsy.ingest.loader import expand, load_sources
     from memory_autopsy.selection import filter_paths
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
     given = list(paths)
-    files, problems = expand(given)
+    roots = Roots.for_paths(given)
+    files, problems = expand(given, roots)
     if settings.include or settings.exclude:
         named = {p.replace("\\", "/").removeprefix("./") for p in given}
         files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
@@ -58,19 +61,19 @@ def _load(
     cache = cache_for(settings)
     named_extra = {source.path for source in extra}
     files = [f for f in files if f not in named_extra] if named_extra else files
-    sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems), extra)
+    sources: Iterable[Source] = itertools.chain(_iter_sources(files, read_problems, roots), extra)
     if on_read is not None:
         sources = _heard(sources, on_read)
     store = load_sources(sources, settings.vocabulary, problems, settings.lexicon, cache, settings.jobs)
-    return (replace(store, problems=store.problems + tuple(read_problems)) if read_problems else store), cache
+    return replace(store, problems=store.problems + tuple(read_problems), roots=roots), cache
 
 
-def _iter_sources(files: list[str], problems: list[Problem]) -> Iterator[Source]:
+def _iter_sources(files: list[str], problems: list[Problem], roots: Roots) -> Iterator[Source]:
     """Read one file at a time, so a large store's bytes are dropped once parsed."""
     from memory_autopsy.ingest import loader
 
     for name in files:
-        sources, read_problems = loader.read_sources([name])
+        sources, read_problems = loader.read_sources([name], roots)
         problems.extend(read_problems)
         yield from sources
 

@@ -129,7 +129,9 @@ def named_files(paths: Sequence[str], settings: Settings, root: Path) -> list[st
     files: list[str] = []
     missing: list[str] = []
     for given in paths:
-        if os.path.isdir(given):
+        if os.path.islink(given) and not _stays_inside(given, root):
+            files.append(norm(given))  # the reader names it as leading outside, and reads nothing
+        elif os.path.isdir(given):
             files += folder_files(given, settings, root)
         elif os.path.isfile(given):
             check_named_file(given)
@@ -141,6 +143,14 @@ def named_files(paths: Sequence[str], settings: Settings, root: Path) -> list[st
     if missing:  # a typo must fail CI, not pass as an info finding
         raise UsageError("no such file or directory: " + ", ".join(missing))
     return list(dict.fromkeys(files))
+
+
+def _stays_inside(link: str, root: Path) -> bool:
+    """Whether a link named leads into the scope root or the working directory (where the
+    reader may read), told from its real path alone."""
+    where = os.path.realpath(link)
+    return any(where == top or where.startswith(os.path.join(top, ""))
+               for top in (os.path.realpath(root), os.path.realpath(os.getcwd())))
 
 
 def check_named_file(path: str) -> None:
@@ -249,7 +259,15 @@ def _git_listing(
     names = out.split("\0") if ends is None else _ending(out, ends)
     base = str(root)
     return [p for p in dict.fromkeys(names)
-            if p and (keep is None or keep(p)) and os.path.isfile(os.path.join(base, p))]
+            if p and (keep is None or keep(p)) and _listed_file(os.path.join(base, p), root)]
+
+
+def _listed_file(path: str, root: Path) -> bool:
+    """A file the listing names that is there. A link that leads outside is kept whatever it
+    leads to (the reader refuses it by name): whether its target exists is never told."""
+    if os.path.islink(path) and not _stays_inside(path, root):
+        return True
+    return os.path.isfile(path)
 
 
 def _ending(listing: str, ends: tuple[str, ...]) -> list[str]:

@@ -11,14 +11,15 @@ The budgets are data (`lexicon/budgets.json`), overridden per system by the rule
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from memory_autopsy.engine.findings import plain_finding, quote
-from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
+from memory_autopsy.ingest.confined import Roots
+from memory_autopsy.ingest.imports import Imports, resolve
+from memory_autopsy.ingest.reach import MemoryFile
 from memory_autopsy.lexicon.budgets import Budgets, default_budgets
 from memory_autopsy.model import Fact, Finding, Location, Severity, Store
 
@@ -32,6 +33,7 @@ class Reach(NamedTuple):
     """Per-file reachability of one store."""
 
     files: dict[str, MemoryFile]
+    imports: Imports  # what each `@import` and index link leads to, walked once
     budget_line: dict[str, int]  # index path -> first line past its budget
     state: dict[str, str]  # path -> loaded | linked | unreachable (for a whole file)
     budgets: Budgets  # the load budgets in force (built-in, or overridden by the rule file)
@@ -50,7 +52,8 @@ class Reach(NamedTuple):
 def analyse(store: Store, budgets: Budgets | None = None) -> Reach:
     """`budgets`: the rule file's (Settings.budgets); None, the built-in ones."""
     files = {f.path: f for f in store.files}
-    reach = Reach(files, {}, {}, default_budgets() if budgets is None else budgets)
+    imports = Imports(files, store.roots or Roots.of())
+    reach = Reach(files, imports, {}, {}, default_budgets() if budgets is None else budgets)
     indexes = [f for f in files.values() if _index(f, reach.system(f))]
     reach.budget_line.update((f.path, _first_out(f, reach.system(f))) for f in indexes)
     reach.state.update((p, _file_state(f, reach.system(f))) for p, f in files.items())
@@ -64,7 +67,7 @@ def analyse(store: Store, budgets: Budgets | None = None) -> Reach:
 def find(store: Store, facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
     yield from _beyond_budget(facts, reach)
     for memory in reach.files.values():
-        yield from _broken_links(memory, reach.system(memory))
+        yield from _broken_links(memory, reach.system(memory), reach.imports)
     for path, state in sorted(reach.state.items()):
         if state == UNREACHABLE and path not in reach.budget_line:
             yield plain_finding(
@@ -136,7 +139,7 @@ def _topic_files(index: MemoryFile, files: dict[str, MemoryFile]) -> list[str]:
 def _reached_from(index: MemoryFile, files: dict[str, MemoryFile], first_out: int) -> set[str]:
     """Files reached by following links from the index, within its load budget."""
     seen: set[str] = set()
-    todo = [_resolve(index.path, t) for line, t in index.links if line < first_out]
+    todo = [resolve(index.path, t) for line, t in index.links if line < first_out]
     while todo:
         path = todo.pop()
         if path in seen:
@@ -144,13 +147,8 @@ def _reached_from(index: MemoryFile, files: dict[str, MemoryFile], first_out: in
         seen.add(path)
         linked = files.get(path)
         if linked is not None:
-            todo += [_resolve(linked.path, t) for _, t in linked.links]
+            todo += [resolve(linked.path, t) for _, t in linked.links]
     return seen
-
-
-def _resolve(base: str, target: str) -> str:
-    joined = os.path.normpath(os.path.join(os.path.dirname(base), target))
-    return joined.replace(os.sep, "/")
 
 
 def _beyond_budget(facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]:
@@ -182,18 +180,22 @@ def describe(system: Mapping[str, Any]) -> str:
     return " or ".join(p for p in parts if p) or "no limit"
 
 
-def _broken_links(memory: MemoryFile, system: Mapping[str, Any]) -> Iterator[Finding]:
+def _broken_links(memory: MemoryFile, system: Mapping[str, Any], imports: Imports) -> Iterator[Finding]:
     """An index's links and an instruction file's `@imports` are what a loader follows; a link in
     a note is a mention (often relative to the repository, not the note), so it is not judged."""
     if _index(memory, system):
         for line, target in memory.links:
-            if not os.path.exists(_resolve(memory.path, target)):
+            found = imports.kind(resolve(memory.path, target))
+            if found == "outside":
+                yield _broken(memory, line, target, f"links {target!r}, which is outside the repository "
+                              "(not read, and not looked up)")
+            elif found == "missing":
                 yield _broken(memory, line, target, f"links {target!r}, which does not exist")
     if not memory.imports or PurePosixPath(memory.path).name.lower() not in system.get("imports-from", ()):
         return
     depth_limit = system.get("import-depth")
     for line, target in memory.imports:
-        problem = _import_problem(memory.path, target, depth_limit)
+        problem = imports.problem(memory.path, target, depth_limit)
         if problem:
             yield _broken(memory, line, target, problem)
 
@@ -201,34 +203,3 @@ def _broken_links(memory: MemoryFile, system: Mapping[str, Any]) -> Iterator[Fin
 def _broken(memory: MemoryFile, line: int, target: str, problem: str) -> Finding:
     return plain_finding("broken_link", memory.path, line, "", f"{memory.path}:{line} {problem}",
                          ("link", PurePosixPath(memory.path).name, target))
-
-
-def _import_problem(base: str, target: str, limit: int | None) -> str | None:
-    """A missing file, a loop back to a file on the chain, or a chain past the depth limit (None:
-    no limit; loops and missing files are still found)."""
-    if target.startswith("~"):
-        return None  # a user's home file: not part of the repository
-    chain = [os.path.normpath(base)]
-    todo: list[tuple[str, int, list[str]]] = [(_resolve(base, target), 1, chain)]
-    visited = 0
-    while todo and visited < 256:
-        path, depth, trail = todo.pop()
-        visited += 1
-        if path in trail:
-            return "imports " + " -> ".join([*trail[-3:], path]) + ": an import loop"
-        if not os.path.isfile(path):
-            where = f" (via {' -> '.join(trail[1:])})" if len(trail) > 1 else ""
-            return f"imports {target!r}{where}: {path} does not exist"
-        if limit is not None and depth > limit:
-            return f"imports {target!r}: the chain is {depth} hops deep, past the limit of {limit}"
-        nested = read_memory_file(path, _head(path)).imports
-        todo += [(_resolve(path, t), depth + 1, [*trail, path]) for _, t in nested if not t.startswith("~")]
-    return None
-
-
-def _head(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(1024 * 1024)
-    except OSError:
-        return b""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from memory_autopsy import parallel
 from memory_autopsy.ingest.aliases import resolve_entities
 from memory_autopsy.ingest.cache import ParseCache
+from memory_autopsy.ingest.confined import OUTSIDE, LeadsOutside, Roots, read_inside
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.frontmatter import Loader, read_front_matter
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
@@ -57,16 +58,22 @@ def display_path(path: Path | str) -> str:
     return text[2:] if text.startswith("./") else text
 
 
-def expand(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """Files named or found under directories, in a stable order."""
+def expand(paths: Iterable[str], roots: Roots | None = None) -> tuple[list[str], list[Problem]]:
+    """Files named or found under directories, in a stable order. A link that leads outside
+    `roots` is listed as it is, never followed (the reader refuses it by name), so neither the
+    content nor the names under an outside folder, nor whether its target exists, are told."""
+    given_paths = list(paths)
+    roots = roots or Roots.for_paths(given_paths)
     files: list[str] = []
     problems: list[Problem] = []
-    for given in paths:
+    for given in given_paths:
         path = Path(given)
-        if path.is_dir():
+        if path.is_symlink() and not roots.inside(given):
+            files.append(display_path(given))
+        elif path.is_dir():
             found = sorted(
                 p for p in path.rglob("*")
-                if is_memory_file(p.name) and p.is_file()
+                if is_memory_file(p.name) and (p.is_file() or (p.is_symlink() and not roots.inside(str(p))))
                 and not any(hidden_folder(part) for part in p.relative_to(path).parts[:-1])
             )
             files.extend(display_path(p) for p in found)
@@ -79,19 +86,21 @@ def expand(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
     return list(dict.fromkeys(files)), problems
 
 
-def read_sources(files: Sequence[str]) -> tuple[list[Source], list[Problem]]:
+def read_sources(files: Sequence[str], roots: Roots | None = None) -> tuple[list[Source], list[Problem]]:
+    """Each file's bytes, read inside `roots` (by default the working directory and the folders
+    of files named outside it): a link that leads out is a problem naming the link, unread."""
+    roots = roots or Roots.for_paths(files)
     sources: list[Source] = []
     problems: list[Problem] = []
     for name in files:
         try:
-            size = os.path.getsize(name)
-            if size > MAX_BYTES:
-                problems.append(Problem(name, 1, f"file too large ({size} bytes)"))
-                continue
-            with open(name, "rb") as handle:
-                sources.append(Source(name, handle.read()))
+            sources.append(Source(name, read_inside(name, roots, MAX_BYTES)))
+        except LeadsOutside:
+            problems.append(Problem(name, 1, OUTSIDE))
         except OSError as error:
-            problems.append(Problem(name, 1, f"unreadable: {error.strerror or error}"))
+            reason = error.strerror or str(error)
+            problems.append(Problem(name, 1, reason if reason.startswith(("unreadable", "file too large"))
+                                    else f"unreadable: {reason}"))
     return sources, problems
 
 
