@@ -314,8 +314,7 @@ def _start(args: tuple[str, ...], cwd: str | None) -> Any:
     import subprocess  # a repository's run only
 
     try:
-        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)  # as ci.changed.git_started: the same decoding
+        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return None
 
@@ -325,7 +324,8 @@ def _finish(process: Any) -> tuple[Any, ...] | None:
         out, _ = process.communicate()
     except OSError:
         return None
-    return answer(process.returncode == 0, out)
+    # as ci.changed.decoded: a name that is not UTF-8 keeps its bytes
+    return answer(process.returncode == 0, out.decode("utf-8", "surrogateescape"))
 
 
 def answer(ok: bool, out: str) -> tuple[Any, ...]:

@@ -29,8 +29,7 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
     import subprocess  # here, not at import: a run outside a repository starts no git (in_work_tree)
 
     try:
-        process = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True)
+        process = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as error:
         failure = GitError(f"git is not available: {error}")
 
@@ -40,7 +39,8 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
         return failed
 
     def finished() -> str:
-        out, err = process.communicate()
+        raw, err_raw = process.communicate()
+        out, err = decoded(raw), err_raw.decode("utf-8", "replace")
         recorder = replay.recorder()
         if recorder is not None:  # the hook's record of its run: git's answer is an input
             recorder.git(args, None if cwd is None else str(cwd), process.returncode == 0, out)
@@ -49,6 +49,13 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
         return out
 
     return finished
+
+
+def decoded(output: bytes) -> str:
+    """git's output as text: a file name that is not UTF-8 keeps its bytes (surrogateescape, as
+    the file system's own names decode), so it is listed, opened and skipped like any other,
+    where a strict decoding stopped the run on one odd name anywhere in the repository."""
+    return output.decode("utf-8", "surrogateescape")
 
 
 def in_work_tree(cwd: Path | str | None = None) -> bool:
