@@ -118,10 +118,15 @@ def _fact_argument(text: str) -> Any:
 
 
 def run_admit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.verdicts.gate import admit, format_verdict
+    from memory_autopsy.verdicts.gate import TOO_DEEP, admit, format_verdict, rejected
 
     settings = settings_from_args(args)
-    verdict = admit(_fact_argument(args.fact), list(args.paths), settings)
+    try:
+        fact = _fact_argument(args.fact)
+    except RecursionError:  # deeper than the parser goes: refused as a fact past the gate's limit
+        verdict = rejected(f"the fact cannot be normalized: {TOO_DEEP}")
+    else:
+        verdict = admit(fact, list(args.paths), settings)
     if args.json:
         text = json.dumps(verdict.as_dict(), indent=2, ensure_ascii=False) + "\n"
     else:

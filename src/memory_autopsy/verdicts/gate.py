@@ -28,6 +28,11 @@ from memory_autopsy.verdicts.verdict import CONFLICT_RULES
 CANDIDATE = "<candidate>.jsonl"
 WARN_RULES = {"likely_conflict": "hedge", "near_duplicate": "near-duplicate", "unresolved_alias": "alias"}
 DATE_KEYS = OBSERVED_KEYS + ("valid_from", "valid_at", "valid_to", "invalid_at")
+# A fact is one record; no field needs more than a few levels. The limit sits far below the
+# parser's own (about 1,000, where a store line becomes bad_input "nested too deeply"), so the
+# candidate's encoding, its reading as a store line and the printed record never recurse near it.
+MAX_DEPTH = 64
+TOO_DEEP = f"JSON nested too deeply (more than {MAX_DEPTH} levels)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,8 @@ def admit(fact: Any, store: str | os.PathLike[str] | Iterable[str], settings: Se
 def fact_problem(fact: Any) -> str | None:
     if not isinstance(fact, Mapping):
         return f"expected a JSON object, got {type(fact).__name__}"
+    if nested_past(fact, MAX_DEPTH):
+        return TOO_DEEP
     if not any(isinstance(fact.get(k), str) and fact[k].strip() for k in ENTITY_KEYS):
         return "it names no entity (entity, subject or name)"
     for key in DATE_KEYS:
@@ -109,6 +116,22 @@ def fact_problem(fact: Any) -> str | None:
     if _record(dict(fact), "", CANDIDATE, 1, {}) is None:
         return "it has no claim and no slot/value pair"
     return None
+
+
+def nested_past(value: Any, limit: int) -> bool:
+    """Whether `value` holds objects or lists more than `limit` levels deep (one that holds itself does).
+
+    Walked with a stack of its own, depth first, so a deep value is told within `limit` steps.
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, (Mapping, list, tuple)):
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, Mapping) else item))
+    return False
 
 
 def _read(paths: list[str], settings: Settings) -> tuple[list[Source], list[str], list[str]]:
