@@ -58,7 +58,7 @@ def test_examples_validate_and_describe_every_rule() -> None:
     assert run["results"]
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
-        assert list(result["partialFingerprints"]) == ["memoryAutopsy/v1"]
+        assert list(result["partialFingerprints"]) == ["memoryAutopsy/v2"]
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
         assert location["artifactLocation"]["uri"].startswith("examples/")

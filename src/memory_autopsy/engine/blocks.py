@@ -82,5 +82,5 @@ def _finding(block: Block) -> Finding:
         f"block of {len(block.copy)} facts (lines {head.line}-{last.last_line}) copied from "
         f"{origin.path}:{origin.line}-{origin_last.last_line}"
     )
-    return fact_finding("duplicate", head, message, related=[origin],
+    return fact_finding("duplicate", head, message, related=[origin], symmetric=True,
                         extra={"block": len(block.copy), "block_end": last.last_line})

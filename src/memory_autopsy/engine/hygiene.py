@@ -97,7 +97,7 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
             yield fact_finding(
                 "duplicate_id", fact,
                 f"id {fact.id} is also used by {earlier.path}:{earlier.line} for different content",
-                related=[earlier],
+                related=[earlier], symmetric=True,
             )
 
 

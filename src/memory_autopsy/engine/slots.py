@@ -107,14 +107,14 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
                 "contradicted_implicit", first,
                 f"slot-equality: {slot} {first.value!r} vs {other.value!r} ({why} — the two canonical "
                 "records disagree, neither is newer)",
-                related=[other], layer="2c", extra=_extra(other),
+                related=[other], layer="2c", extra=_extra(other), symmetric=True,
             )
         else:
             yield fact_finding(
                 "likely_conflict", first,
                 f"prose-only: slot {slot!r} value conflict ({_values(ctx, first, other)}); {why}; "
                 f"composite confidence {ANCHOR_CUE:.2f} (verb-frame cue, nothing proves it)",
-                related=[other], layer="2c", confidence=ANCHOR_CUE,
+                related=[other], layer="2c", confidence=ANCHOR_CUE, symmetric=True,
             )
 
 
