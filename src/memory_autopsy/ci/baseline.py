@@ -3,6 +3,9 @@
 Identity is `Finding.fingerprint` (content, never line numbers), counted: a second copy of a
 baselined problem is new. The file is sorted, carries a format version and the fingerprint
 scheme, and has no timestamps, so re-running the update on an unchanged tree is a no-op diff.
+A file of an older scheme matches nothing: reading it is refused, and the `baseline` command
+rewrites it. In a pull request the baseline is the author's: it must lie in the repository, and
+the entries the change adds to it are reported (`Change`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from memory_autopsy.model import Finding
 
 FORMAT_VERSION = 1
 SCHEME = f"memoryAutopsy/{FINGERPRINT_VERSION}"
+OLDER_SCHEMES = frozenset({"memoryAutopsy/v1"})  # what the `baseline` command may rewrite
 DEFAULT_PATH = ".memory-autopsy-baseline.json"
 _LINE_REF = lazyre.compile(r"(\.[A-Za-z]{1,9}):\d+\b")
 MESSAGE_LIMIT = 120
@@ -64,6 +68,25 @@ class Comparison(NamedTuple):
     fixed: tuple[Entry, ...]
 
 
+class Change(NamedTuple):
+    """How the baseline in force differs from the one at the base of the change under review."""
+
+    path: str
+    base: str  # the commit compared with
+    state: str  # "added" (none at the base), "rewritten" (the base's is unreadable or older), "changed"
+    added: tuple[Entry, ...]  # each with the count of copies the change accepts
+    removed: int  # copies accepted at the base and no longer
+
+
+class OlderScheme(UsageError):
+    """A baseline whose fingerprints an older version computed: they match no finding now."""
+
+    def __init__(self, where: str, found: str) -> None:
+        super().__init__(f"{where}: baseline fingerprints are {found!r}, this version computes "
+                         f"{SCHEME}; rewrite it with `memory-autopsy baseline` (review the diff)")
+        self.found = found
+
+
 def baselinable(finding: Finding) -> bool:
     """A run-level finding with no file (`degraded`) describes the run, not the memory."""
     return bool(finding.path)
@@ -102,6 +125,22 @@ def compare(findings: Sequence[Finding], baseline: Baseline, analysed: Iterable[
     fixed = tuple(replace(e, count=remaining[e.fingerprint]) for e in baseline.entries
                   if remaining[e.fingerprint] > 0 and e.paths <= seen)
     return Comparison(tuple(marked), fixed)
+
+
+def change(path: str, base: str, old: Baseline | None, new: Baseline, *,
+           comparable: bool = True) -> Change | None:
+    """The entries the change adds to the baseline (and how many copies it drops), or None when
+    the two accept the same findings. `old`: None when the base has no baseline there;
+    `comparable`: False when the base's file was unreadable or of an older scheme."""
+    before = old.counts() if old is not None and comparable else {}
+    after = new.counts()
+    if before == after and old is not None and comparable:
+        return None
+    added = tuple(replace(e, count=e.count - before.get(e.fingerprint, 0)) for e in new.entries
+                  if e.count > before.get(e.fingerprint, 0))
+    removed = sum(max(0, n - after.get(fp, 0)) for fp, n in before.items())
+    state = "added" if old is None else "changed" if comparable else "rewritten"
+    return Change(path, base, state, added, removed)
 
 
 def update(
@@ -182,10 +221,12 @@ def _check_versions(document: Mapping[str, Any], where: str) -> None:
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise UsageError(f"{where}: baseline format {reprlib.repr(version)} is not supported by this "
                          f"version (expected {FORMAT_VERSION}); upgrade memory-autopsy")
-    if document.get("fingerprints") != SCHEME:
-        found = reprlib.repr(document.get("fingerprints"))
-        raise UsageError(f"{where}: baseline fingerprints are {found}, this "
-                         f"version computes {SCHEME}; regenerate it with `memory-autopsy baseline`")
+    found = document.get("fingerprints")
+    if found in OLDER_SCHEMES:
+        raise OlderScheme(where, str(found))
+    if found != SCHEME:
+        raise UsageError(f"{where}: baseline fingerprints are {reprlib.repr(found)}, this version "
+                         f"computes {SCHEME}; a newer memory-autopsy wrote it, or it is no baseline")
 
 
 def _entry(item: Any, where: str) -> Entry:

@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
+from memory_autopsy.errors import UsageError
+from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.model import Finding, Report
 from memory_autopsy.replay import CACHE_DIR
 from memory_autopsy.settings import Settings
@@ -27,15 +29,33 @@ class Filtered(NamedTuple):
     baselined: int = 0
 
 
-def resolve_baseline(explicit: str | None, settings: Settings, *,
-                     use_default: bool = False) -> tuple[str | None, Baseline | None]:
-    """The baseline in force: a named file must exist; a configured or default one may not yet."""
+def resolve_baseline(explicit: str | None, settings: Settings, *, use_default: bool = False,
+                     root: Path | None = None) -> tuple[str | None, Baseline | None]:
+    """The baseline in force: a named file must exist; a configured or default one may not yet.
+    Either must lie in the repository (`root`: the rule file's folder, see `confined`)."""
     if explicit:
-        return explicit, load(explicit)
+        return explicit, load(confined(explicit, root))
     path = settings.baseline or (DEFAULT_PATH if use_default else None)
-    if path and os.path.isfile(path):
+    if path and os.path.isfile(confined(path, root)):
         return path, load(path)
     return path, None
+
+
+def confined(path: str, root: str | os.PathLike[str] | None = None) -> str:
+    """`path`, when the file it names (links followed) lies in the repository, else a usage
+    error. In a pull request the rule file and the flags of the workflow's `args` may name
+    the baseline: a run must not read a file elsewhere on the runner as its baseline, nor the
+    `baseline` command write one there. The working directory and `root` (the rule file's
+    folder) count as inside; git is asked for the repository's root only past them."""
+    if Roots.of([os.fspath(root)] if root is not None else []).inside(path):
+        return path
+    from memory_autopsy.ci.changed import repo_root
+
+    top = repo_root()
+    if top is not None and Roots.of([str(top)]).inside(path):
+        return path
+    raise UsageError(f"{path}: the baseline must be a file inside the repository "
+                     f"({top or os.getcwd()}); not read or written")
 
 
 _PATH = attrgetter("path")
@@ -79,7 +99,9 @@ def filter_report(
 
 def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
     """`scan --baseline FILE` / `--changed-since REF` (and a baseline named in the rule file)."""
-    _, baseline = resolve_baseline(getattr(args, "baseline", None), settings)
+    explicit = getattr(args, "baseline", None)
+    root = rule_folder(args) if explicit or settings.baseline else None  # no baseline: no lookup
+    _, baseline = resolve_baseline(explicit, settings, root=root)
     changed = None
     if getattr(args, "changed_since", None):
         from memory_autopsy.ci.changed import changed_since
@@ -88,6 +110,14 @@ def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) 
     filtered = filter_report(report, baseline, changed,
                              include_baselined=getattr(args, "include_baselined", False))
     return filtered.report
+
+
+def rule_folder(args: argparse.Namespace) -> Path | None:
+    """The folder of the rule file in force: a baseline it names may sit beside it."""
+    from memory_autopsy.config import locate
+
+    found = locate(getattr(args, "config", None), isolated=getattr(args, "isolated", False))
+    return None if found is None else found.resolve().parent
 
 
 def scope_paths(args: argparse.Namespace, settings: Settings) -> list[str]:

@@ -114,7 +114,7 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if cached.parse_cache is None:
         _may_replay(args, None, root)  # no cache, or one git tracks: no record either
     report = lint(context, replace(cached, focus=changed))
-    _, baseline = resolve_baseline(args.baseline, settings, use_default=True)
+    _, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=root)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
     if code == 1 and fmt == "text" and not args.quiet:
