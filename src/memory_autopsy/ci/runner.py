@@ -3,7 +3,9 @@
 One engine run over the configured scope, then two views of it: the SARIF file for upload
 covers the whole scope (GitHub ignores baselineState, so baselined findings stay out unless
 asked for), while annotations, the job summary, the outputs and the exit code concern only the
-findings that touch the change (the pull request's files, or --changed-since REF).
+findings that touch the change (the pull request's files, or --changed-since REF). A change
+that alters the baseline says so, with the entries it adds, in the text output and the summary:
+the baseline is the pull request's own, and "0 new" alone would hide what it accepts.
 `code_scanning_view` renders the two GitHub formats for `ci` and `scan` alike, with paths
 re-rooted at `report_root` (the repository, else the rule file's folder).
 """
@@ -15,14 +17,16 @@ import json
 import os
 import secrets
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
 from memory_autopsy.ci import changed as git_changes
-from memory_autopsy.ci.baseline import Baseline
+from memory_autopsy.ci.baseline import Baseline, Change, change, loads
 from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline, with_cache
 from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
 from memory_autopsy.config import locate
+from memory_autopsy.errors import UsageError
 from memory_autopsy.formatters.visible import scrub
 from memory_autopsy.model import Report
 from memory_autopsy.scope import context_files, scope_root
@@ -38,36 +42,61 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     context = context_files(args.paths, settings, scope)
     if not context:
         err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
-    changed = resolve_changed(args, err)
+    changed, base = resolve_changed(args, err)
     report = lint(context, with_cache(settings, args, scope))  # no focus: the SARIF covers the scope
-    baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True)
+    baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=scope)
     if changed is not None:
         changed = git_changes.as_reported(changed, report.paths)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
+    moved = baseline_change(baseline_file, baseline, base)
+    if moved is not None:
+        note = f"the baseline changed ({len(moved.added)} added, {moved.removed} dropped)"
+        shown = shown._replace(report=replace(shown.report, notes=shown.report.notes + (note,)))
     root = report_root(config_file)
     if args.sarif_file:
         _write_sarif(report, baseline, args, settings, root, err)
-    out.write(_render(shown.report, args.format, settings, changed, root))
+    out.write(_render(shown.report, args.format, settings, changed, root, moved))
     command = update_command(args, baseline_file)
-    _github_files(shown, changed, command, args.sarif_file)
+    _github_files(shown, changed, command, args.sarif_file, moved)
     return exit_code(shown.report, settings)
 
 
-def resolve_changed(args: argparse.Namespace, err: TextIO) -> frozenset[str] | None:
-    """The change under review: --changed-since, else the pull request's files, else None (all)."""
+def resolve_changed(args: argparse.Namespace, err: TextIO) -> tuple[frozenset[str] | None, str | None]:
+    """The change under review: --changed-since, else the pull request's files, else None (all);
+    and the revision it is measured from (None when there is none)."""
     if args.changed_since:
-        return git_changes.changed_since(args.changed_since)
+        return git_changes.changed_since(args.changed_since), args.changed_since
     if not args.changed_only:
-        return None
+        return None, None
     base = pull_request_base(os.environ.get("GITHUB_EVENT_PATH"))
     if base is None:
-        return None
+        return None, None
     root = git_changes.repo_root()
     if root is None or not git_changes.ensure_commit(base, root):
         err.write(f"memory-autopsy: warning: cannot find the pull request base {base}; "
                   "reporting the whole scope\n")
+        return None, None
+    return git_changes.changed_since(base), base
+
+
+def baseline_change(path: str | None, baseline: Baseline | None, ref: str | None) -> Change | None:
+    """How the change under review altered the baseline in force: its file at the merge base of
+    REF and HEAD against the working tree's (None: unchanged, or no base to compare with)."""
+    root = git_changes.repo_root() if path and ref else None
+    if root is None or path is None or ref is None:
         return None
-    return git_changes.changed_since(base)
+    base = git_changes.merge_base(ref, root)
+    relative = Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()
+    current = baseline or Baseline()
+    try:
+        text = git_changes.git("show", f"{base}:{relative}", cwd=root)
+    except (git_changes.GitError, ValueError):  # none there (or not text): all of it is the change's
+        return change(path, base, None, current)
+    try:
+        old = loads(text, f"{base}:{relative}")
+    except UsageError:  # unreadable, or an older fingerprint scheme: nothing to match against
+        return change(path, base, Baseline(), current, comparable=False)
+    return change(path, base, old, current)
 
 
 def pull_request_base(event_path: str | None) -> str | None:
@@ -80,6 +109,24 @@ def pull_request_base(event_path: str | None) -> str | None:
         return None
     sha = (event.get("pull_request") or {}).get("base", {}).get("sha")
     return sha if isinstance(sha, str) and sha else None
+
+
+def describe(moved: Change) -> str:
+    """One sentence on how the change under review altered the baseline, for people."""
+    entries = _count(len(moved.added), "entry", "entries")
+    accepted = _count(sum(e.count for e in moved.added), "finding", "findings")
+    since = moved.base[:12]
+    if moved.state == "added":
+        return f"{moved.path}: the baseline is new in this change (none at {since}): {entries} accept {accepted}"
+    if moved.state == "rewritten":
+        return (f"{moved.path}: the baseline at {since} cannot be compared (unreadable, or older "
+                f"fingerprints): all {entries} count as added ({accepted})")
+    return (f"{moved.path}: this change adds {entries} ({accepted} accepted) and drops "
+            f"{moved.removed} since {since}")
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
 
 
 def report_root(config_file: Path | None) -> str:
@@ -118,7 +165,7 @@ def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Names
 
 
 def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str] | None,
-            root: str) -> str:
+            root: str, moved: Change | None) -> str:
     if fmt == "github":
         return code_scanning_view(report, fmt, settings, changed=changed, root=root)
     if fmt == "json":
@@ -127,7 +174,10 @@ def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str
         return json_format.format_report(report)
     from memory_autopsy.formatters import text
 
-    return text.format_report(report)
+    if moved is None:
+        return text.format_report(report)
+    added = tuple(e.as_dict() for e in moved.added)
+    return text.format_report(report) + text.baseline_changed(describe(moved), added)
 
 
 def update_command(args: argparse.Namespace, baseline_file: str | None) -> str:
@@ -140,13 +190,15 @@ def update_command(args: argparse.Namespace, baseline_file: str | None) -> str:
 
 
 def _github_files(shown: Filtered, changed: frozenset[str] | None, command: str,
-                  sarif_file: str | None) -> None:
+                  sarif_file: str | None, moved: Change | None) -> None:
     from memory_autopsy.formatters import summary
 
     new = sum(f.baseline != "unchanged" for f in shown.report.findings)
     changed_count = None if changed is None else len(changed)
     facts = summary.RunFacts(baselined=shown.baselined, update_command=command,
-                             changed_files=changed_count, sarif_file=sarif_file)
+                             changed_files=changed_count, sarif_file=sarif_file,
+                             baseline_changed=describe(moved) if moved else "",
+                             baseline_added=tuple(e.as_dict() for e in moved.added) if moved else ())
     _append("GITHUB_STEP_SUMMARY", summary.format_report(shown.report, facts))
     outputs = {"findings": str(new + shown.baselined), "new-findings": str(new),
                "sarif-file": sarif_file or ""}

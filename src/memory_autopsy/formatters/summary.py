@@ -9,7 +9,9 @@ while the text reads the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memory_autopsy import lazyre
 from memory_autopsy.formatters.visible import visible
@@ -31,6 +33,8 @@ class RunFacts:
     changed_files: int | None = None
     update_command: str = "memory-autopsy baseline"
     sarif_file: str | None = None
+    baseline_changed: str = ""  # how the change altered the baseline ("": it did not)
+    baseline_added: tuple[Mapping[str, Any], ...] = ()  # the entries it adds, as in the file
 
 
 def escape(text: str, limit: int = CELL_LIMIT) -> str:
@@ -58,11 +62,29 @@ def _scope_line(report: Report, facts: RunFacts) -> str:
             "file(s) are reported.")
 
 
+def baseline_section(sentence: str, added: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a change did to the baseline, beside the counts: the findings its new entries
+    accept count as baselined, so "0 new" alone would hide them."""
+    lines = ["### Baseline changed", "", escape(sentence, limit=400), ""]
+    if not added:
+        return lines
+    lines += ["| rule | location | entity | message | copies | fingerprint |",
+              "|---|---|---|---|---:|---|"]
+    lines += ["| " + " | ".join([escape(str(e["rule"])), escape(str(e["path"])), escape(str(e["entity"])),
+                                 escape(str(e["message"])), str(e["count"]), escape(str(e["fingerprint"]))])
+              + " |" for e in added[:MAX_ROWS]]
+    if len(added) > MAX_ROWS:
+        lines += ["", f"…and {len(added) - MAX_ROWS} more (see the baseline file's diff)."]
+    return lines + [""]
+
+
 def format_report(report: Report, facts: RunFacts = RunFacts()) -> str:
     new = [f for f in report.findings if f.baseline != "unchanged"]
     lines = ["## memory-autopsy", "", "| new | baselined | fixed |", "|---:|---:|---:|",
              f"| {len(new)} | {facts.baselined} | {len(report.fixed)} |", "",
              _scope_line(report, facts), ""]
+    if facts.baseline_changed:
+        lines += baseline_section(facts.baseline_changed, facts.baseline_added)
     if new:
         lines += ["### New findings", "", "| severity | rule | location | entity | message |",
                   "|---|---|---|---|---|"]

@@ -9,7 +9,8 @@ one. Colour is an option of the caller (the CLI decides from the TTY and NO_COLO
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Finding, Location, Report
@@ -135,6 +136,18 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None, colo
     if not quiet:
         lines.append(paint(summary(report), "summary", color))
     return "".join(line + "\n" for line in lines)
+
+
+def baseline_changed(sentence: str, added: Sequence[Mapping[str, Any]]) -> str:
+    """The lines that say a change altered the baseline: the sentence, then one line per entry
+    it adds (rule, path, entity, copies, fingerprint, message), so a reviewer sees what a
+    "0 new" accepts. The entries are the change's own text: shown, never sent raw."""
+    lines = [sentence]
+    for entry in added:
+        copies = f" x{entry['count']}" if entry["count"] != 1 else ""
+        lines.append(f"  + {entry['rule']} {entry['path']} {entry['entity']}{copies} "
+                     f"[{entry['fingerprint']}] :: {entry['message']}")
+    return "".join(visible(line) + "\n" for line in lines)
 
 
 def _lead_key(finding: Finding, changed: frozenset[str]) -> tuple[str, int, str]:
