@@ -125,7 +125,7 @@ def _embed(table: dict[str, Any], base: Path) -> EmbedSettings:
     values = {names[k]: v for k, v in table.items()}
     if "cache_dir" in values:
         values["cache_dir"] = _relative(base, values["cache_dir"])
-    return replace(EmbedSettings(), **values)
+    return replace(EmbedSettings(), **values, rule_file_keys=frozenset(table))
 
 
 def _relative(base: Path, value: str) -> str:

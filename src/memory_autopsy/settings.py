@@ -24,6 +24,9 @@ class EmbedSettings:
     batch_size: int = 64
     cache_dir: str | None = None
     use_cache: bool = True
+    # The keys of the `[embed]` table the rule file set: `ci` leaves out the endpoint and key a
+    # rule file names (embed.trust), which in a pull request are the pull request's.
+    rule_file_keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

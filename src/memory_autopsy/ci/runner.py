@@ -34,9 +34,10 @@ from memory_autopsy.settings import Settings
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.embed.trust import runner_embed
     from memory_autopsy.pipeline import lint
 
-    settings = settings_from_args(args)
+    settings = runner_embed(settings_from_args(args), err)  # the endpoint and key: the runner's
     config_file = locate(args.config, isolated=args.isolated)
     scope = scope_root(config_file)
     context = context_files(args.paths, settings, scope)

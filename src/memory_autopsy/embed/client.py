@@ -3,11 +3,13 @@
 httpx is imported only when a request is sent (embed/transport.py). Every failure (nothing
 listening, HTTP error, timeout, an oversized body, malformed payload, vectors of the wrong
 shape) becomes an EmbedError; its message never carries the API key (the layer adds the
-endpoint).
+endpoint). A key goes only over https:// or to this machine: `clear_text_key` refuses plain
+http:// to another host before anything connects.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
@@ -18,6 +20,7 @@ from urllib.parse import urlsplit
 
 from memory_autopsy.embed.protocol import EmbedError
 from memory_autopsy.embed.transport import Answer, Limits, post
+from memory_autopsy.errors import ConfigError
 from memory_autopsy.settings import EmbedSettings
 
 DEFAULT_BASE_URL = "http://localhost:11434"
@@ -36,7 +39,11 @@ OPENAI_PROVIDERS = frozenset(
     }
 )
 PROVIDERS = frozenset({"ollama"}) | OPENAI_PROVIDERS
-_LOOPBACK = ("localhost", "::1")
+# The runner's own settings: the endpoint, the model, and the key itself (the rule file names
+# a variable instead, with api-key-env; `ci` reads only these unless told to trust the rule file)
+URL_VARIABLE = "OLLAMA_BASE_URL"
+MODEL_VARIABLE = "EMBED_MODEL"
+KEY_VARIABLE = "EMBED_API_KEY"
 # The decoded body a request may bring back: 8,192 dimensions at 32 characters a number for
 # each text sent, plus room for the envelope or an error page. Far above any real model.
 MAX_BYTES_PER_TEXT = 256 * 1024
@@ -70,15 +77,53 @@ def resolve(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> E
     provider = (embed.provider or "ollama").strip().lower()
     if provider not in PROVIDERS:
         raise EmbedError(f"unknown embedding provider {embed.provider!r} (use ollama or openai)")
-    base = embed.url or env.get("OLLAMA_BASE_URL") or DEFAULT_BASE_URL
-    model = embed.model or env.get("EMBED_MODEL") or DEFAULT_MODEL
+    model = embed.model or env.get(MODEL_VARIABLE) or DEFAULT_MODEL
     return Endpoint(
         provider,
-        request_url(base, provider in OPENAI_PROVIDERS),
+        request_url(_base_url(embed, env), provider in OPENAI_PROVIDERS),
         model,
         float(embed.timeout),
-        embed.api_key_env,
+        key_variable(embed, env),
     )
+
+
+def _base_url(embed: EmbedSettings, env: Mapping[str, str]) -> str:
+    return embed.url or env.get(URL_VARIABLE) or DEFAULT_BASE_URL
+
+
+def key_variable(embed: EmbedSettings, env: Mapping[str, str]) -> str | None:
+    """The variable the key is read from: the one api-key-env names, else EMBED_API_KEY when
+    it holds one, else None (no key)."""
+    if embed.api_key_env:
+        return embed.api_key_env
+    return KEY_VARIABLE if env.get(KEY_VARIABLE, "").strip() else None
+
+
+def clear_text_key(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> None:
+    """A ConfigError when a key would go over plain http:// (or any scheme but https) to a host
+    that is not this machine: anyone on the way could read it. Asked before the run connects."""
+    env = os.environ if environ is None else environ
+    variable = key_variable(embed, env)
+    if variable is None:
+        return
+    openai = (embed.provider or "").strip().lower() in OPENAI_PROVIDERS
+    if key_may_go(request_url(_base_url(embed, env), openai)):
+        return
+    # the URL is not quoted: from a rule file, it is the repository's text
+    source = "[embed] url" if embed.url else URL_VARIABLE
+    raise ConfigError(
+        f"the embedding endpoint ({source}) is not https:// and not this machine: the API key "
+        f"({variable}) would cross the network in clear text; use https://, or a loopback "
+        "address (127.0.0.1, ::1, localhost)")
+
+
+def key_may_go(url: str) -> bool:
+    """Whether a key may be sent to `url`: over https://, or over http:// to this machine."""
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError:
+        return False
+    return scheme == "https" or (scheme == "http" and _is_loopback(url))
 
 
 def request_url(base: str, openai: bool) -> str:
@@ -99,6 +144,9 @@ class HttpEmbedder:
     def __init__(self, endpoint: Endpoint, environ: Mapping[str, str] | None = None) -> None:
         self._endpoint = endpoint
         self._key = _api_key(endpoint, os.environ if environ is None else environ)
+        if self._key and not key_may_go(endpoint.url):  # a caller that skipped clear_text_key
+            raise EmbedError(f"the API key ({endpoint.api_key_env}) is never sent in clear text "
+                             "to another host (use https://)")
 
     @property
     def endpoint(self) -> str:
@@ -190,8 +238,20 @@ def _api_key(endpoint: Endpoint, environ: Mapping[str, str]) -> str:
 
 
 def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    return host in _LOOPBACK or host.startswith("127.")
+    """127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) or localhost; a name that only begins with
+    "127." (127.attacker.example) is another host."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 def _ollama_vectors(payload: Any) -> Any:

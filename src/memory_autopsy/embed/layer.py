@@ -1,7 +1,9 @@
 """Layer 3 as an engine Layer: embed the claims, propose pairs, let the recheck decide.
 
 Any failure of the endpoint becomes one `degraded` finding (no location) and the heuristic
-findings stand: the layer never raises and never turns a scan into a usage error.
+findings stand: the layer never raises once it runs. Only settings that would send the API key
+in clear text to another host are a usage error, raised when the layer is made, before the run
+connects anywhere.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 
 from memory_autopsy.embed.batch import Progress, embed_texts, terminal_progress
 from memory_autopsy.embed.cache import EmbeddingCache, default_cache_dir
-from memory_autopsy.embed.client import HttpEmbedder, resolve
+from memory_autopsy.embed.client import HttpEmbedder, clear_text_key, resolve
 from memory_autopsy.embed.frames import frame_words
 from memory_autopsy.embed.neighbours import BAND_GREY, candidate_pairs
 from memory_autopsy.embed.protocol import Embedder, EmbedError
@@ -37,6 +39,8 @@ class EmbeddingLayer:
         self._embedder = embedder
         self._environ = os.environ if environ is None else environ
         self._progress = progress if progress is not None else terminal_progress()
+        if embedder is None:
+            clear_text_key(settings.embed, self._environ)
 
     def __call__(self, ctx: Context, found: list[Finding]) -> list[Finding]:
         judged, copies = judged_pairs(found)
