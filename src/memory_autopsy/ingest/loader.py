@@ -21,6 +21,7 @@ from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.frontmatter import Loader, read_front_matter
 from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
 from memory_autopsy.ingest.labels import settle_decided, settle_labels
+from memory_autopsy.ingest.long_lines import MAX_LINE_BYTES, bounded
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
 from memory_autopsy.ingest.records import (
     Draft,
@@ -128,6 +129,7 @@ def load_sources(
     words = lexicon or default_lexicon()
     for source in sources:
         paths.append(source.path)
+        source = _long_lines_out(source, all_problems)
         if source.path.lower().endswith(_MARKDOWN):
             files.append(read_memory_file(source.path, source.data))
         if cache is not None:
@@ -261,6 +263,18 @@ def _why_empty(source: Source) -> str:
     if dialect.reader == "json":
         return f"read as {dialect.system}: no claim, observation or memory block in it"
     return f"read as {dialect.system}: no list item, table row, record or sentence holds a claim"
+
+
+def _long_lines_out(source: Source, problems: list[Problem]) -> Source:
+    """The source with each line past MAX_LINE_BYTES left out (ingest.long_lines)."""
+    if len(source.data) <= MAX_LINE_BYTES:
+        return source
+    head = source.data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    suffix = Path(source.path).suffix.lower()
+    document = suffix == ".json" or (suffix != ".jsonl" and suffix not in _MARKDOWN and head[:1] in (b"{", b"["))
+    data, found = bounded(source.path, source.data, document)
+    problems.extend(found)
+    return source._replace(data=data) if found else source
 
 
 def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: Loader | None = None) -> JsonResult:
