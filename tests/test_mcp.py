@@ -18,7 +18,8 @@ import pytest
 
 import memory_autopsy.api  # noqa: F401 (imported before a test patches what it binds)
 from memory_autopsy import agent_tools
-from memory_autopsy.agent_tools import Roots, Tool, ToolRefused
+from memory_autopsy.agent_tools import Tool, ToolRefused
+from memory_autopsy.ingest.confined import Roots
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"

@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from memory_autopsy import agent_tools
-from memory_autopsy.agent_tools import Roots, ToolRefused
+from memory_autopsy.agent_tools import ToolRefused
+from memory_autopsy.ingest.confined import Roots
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from memory_autopsy import __version__, agent_tools
-from memory_autopsy.agent_tools import Roots, Tool, ToolRefused
+from memory_autopsy.agent_tools import Tool, ToolRefused
+from memory_autopsy.ingest.confined import Roots
 
 INSTRUCTIONS = (
     "Lint the facts an agent keeps in memory files. Call memory_lint(store) before trusting a "
