@@ -226,3 +226,17 @@ def test_kind_never_looks_up_an_outside_path(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setattr(confined.os, "stat", lambda p, *a, **k: looked.append(p))
     assert confined.kind("/etc/passwd", Roots((str(tmp_path),))) == "outside"
     assert looked == []
+
+
+def test_a_baseline_swapped_for_a_link_after_its_check_is_refused_unread(
+        repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The baseline's path is checked to be in the repository, then read from one open that
+    follows no link: a link swapped in between is refused, not read."""
+    from memory_autopsy.ci import baseline
+
+    (outside / "b.json").write_text(json.dumps({"x": SECRET}), encoding="utf-8")
+    (repo / "b.json").symlink_to(outside / "b.json")
+    monkeypatch.chdir(repo)
+    with pytest.raises(Exception, match="leads outside") as raised:
+        baseline.read_text("b.json")
+    assert SECRET not in str(raised.value)

@@ -397,3 +397,78 @@ def test_one_slot_with_10000_values_still_reports_the_newest_disagreement(tmp_pa
 def test_the_profiles_are_registered() -> None:
     assert settings.get_profile("fuzz").max_examples <= 50
     assert settings.get_profile("long").max_examples >= 1000
+
+
+# --- a repository a pull request controls: links out, odd names, a forged baseline (issue 43) ----
+
+SECRET = "FUZZ-SECRET-5e1c"
+_NAMES = st.sampled_from([b"CLAUDE.md", b"memory-bank/progress.md", b"memory-bank/\xff\xfe.md",
+                          b"memory-bank/\xe9t\xe9.md", b".cursor/rules/a\xc3.mdc", b"notes/\xff.txt"])
+_ENTRIES = st.tuples(_NAMES, st.sampled_from(["text", "outside", "inside", "broken", "import-out"]), markdown_text)
+_FINGERPRINT = st.one_of(st.text(max_size=40), st.just("x\n::error file=a.md,line=1::forged"),
+                         st.just("::add-mask::" + SECRET), st.integers(), st.none())
+_BASELINES = st.one_of(
+    st.none(), st.just("outside-link"), st.text(max_size=80),
+    st.lists(st.fixed_dictionaries({"rule": st.sampled_from(["contradicted_implicit", "x\n::warning::y"]),
+                                    "path": st.text(max_size=20), "fingerprint": _FINGERPRINT,
+                                    "count": st.one_of(st.integers(-2, 3), st.text(max_size=3))}),
+             max_size=4).map(lambda entries: json.dumps({"tool": "memory-autopsy", "format": 1,
+                                                         "fingerprints": "memoryAutopsy/v2",
+                                                         "entries": entries})),
+)
+
+
+def _hostile_repository(root: Path, outside: Path, entries: list[tuple[bytes, str, str]],
+                        baseline: str | None) -> None:
+    import os
+    import subprocess
+
+    base = os.fsencode(root)
+    for name, kind, text in entries:
+        path = os.path.join(base, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            continue
+        if kind == "outside":
+            os.symlink(os.fsencode(outside / "secret.md"), path)
+        elif kind == "broken":
+            os.symlink(os.fsencode(outside / "missing.md"), path)
+        elif kind == "inside" and os.path.exists(os.path.join(base, b"CLAUDE.md")):
+            os.symlink(os.path.join(base, b"CLAUDE.md"), path)
+        else:
+            body = f"@{outside}/secret.md\n" if kind == "import-out" else ""
+            with open(path, "wb") as handle:
+                handle.write((body + text).encode("utf-8", "surrogatepass"))
+    if baseline == "outside-link":
+        os.symlink(outside / "secret.md", root / ".memory-autopsy-baseline.json")
+    elif baseline is not None:
+        (root / ".memory-autopsy-baseline.json").write_bytes(baseline.encode("utf-8", "surrogatepass"))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "pr", "--allow-empty"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def test_a_hostile_repository_never_leaks_forges_or_crashes() -> None:
+    """Links to a secret outside, names that are not UTF-8, forged baselines: `ci` and `scan`
+    end with a verdict or a usage error, quote nothing of the secret, and print no workflow
+    command of the repository's making."""
+
+    @CLI_FUZZ
+    @given(st.lists(_ENTRIES, min_size=1, max_size=5), _BASELINES, st.sampled_from(sorted(_formats())))
+    def check(entries: list[tuple[bytes, str, str]], baseline: str | None, fmt: str) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            root, outside = Path(folder) / "repo", Path(folder) / "outside"
+            root.mkdir()
+            outside.mkdir()
+            (outside / "secret.md").write_text(f"- 2024-01-01 billing uses {SECRET}\n", encoding="utf-8")
+            _hostile_repository(root, outside, entries, baseline)
+            for args in (("ci",), ("scan", "--format", fmt), ("scan", ".", "--format", fmt)):
+                done = run_cli(*args, cwd=root)
+                assert done.code in (0, 1, 2), done
+                assert "Traceback" not in done.err and "internal error" not in done.err, done.err
+                assert SECRET not in done.out + done.err
+                assert not [line for line in (done.out + done.err).splitlines()
+                            if line.lstrip().startswith(("::add-mask", "::error file=a.md", "::warning::y"))]
+
+    check()

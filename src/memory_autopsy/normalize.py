@@ -124,7 +124,7 @@ def content_id(parts: Iterable[object]) -> str:
 
 
 def short_hash(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def trigrams(text: str) -> frozenset[str]:

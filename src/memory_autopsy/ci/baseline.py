@@ -10,10 +10,9 @@ the entries the change adds to it are reported (`Change`).
 
 from __future__ import annotations
 
+import errno
 import json
-import os
 import reprlib
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -27,6 +26,7 @@ FORMAT_VERSION = 1
 SCHEME = f"memoryAutopsy/{FINGERPRINT_VERSION}"
 OLDER_SCHEMES = frozenset({"memoryAutopsy/v1"})  # what the `baseline` command may rewrite
 DEFAULT_PATH = ".memory-autopsy-baseline.json"
+MAX_BASELINE_BYTES = 256 * 1024 * 1024
 _LINE_REF = lazyre.compile(r"(\.[A-Za-z]{1,9}):\d+\b")
 MESSAGE_LIMIT = 120
 
@@ -199,21 +199,25 @@ def load(path: str) -> Baseline:
 
 
 def read_text(path: str) -> str:
-    """The baseline file's text. Opened without blocking, and refused unless it is a regular
-    file: reading a FIFO named as the baseline would wait forever for a writer."""
+    """The baseline file's text, read inside the repository (ingest.confined: a link that leads
+    out, even one swapped in after the path was checked, is refused unread), without blocking
+    and only from a regular file: reading a FIFO named as the baseline would wait forever."""
+    from memory_autopsy.ingest.confined import LeadsOutside, Roots, read_inside
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no baseline file (create it with `memory-autopsy baseline`)") from None
+        data = read_inside(path, Roots.for_paths([path]), MAX_BASELINE_BYTES)
+    except LeadsOutside:
+        raise UsageError(f"{path}: a link that leads outside the repository (not read)") from None
     except OSError as error:
+        if error.errno == errno.ENOENT:
+            raise UsageError(f"{path}: no baseline file (create it with `memory-autopsy baseline`)") from None
+        if error.errno == errno.EINVAL:
+            raise UsageError(f"{path}: the baseline must be a regular file") from None
         raise UsageError(f"{path}: unreadable baseline: {error.strerror or error}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise UsageError(f"{path}: the baseline must be a regular file")
-        try:
-            return handle.read().decode("utf-8").replace("\r\n", "\n")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(f"{path}: unreadable baseline: {error}") from None
+    try:
+        return data.decode("utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: unreadable baseline: {error}") from None
 
 
 def _check_versions(document: Mapping[str, Any], where: str) -> None:
