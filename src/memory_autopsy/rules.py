@@ -125,7 +125,9 @@ RULES: tuple[Rule, ...] = (
     _rule("broken_link", "R", Severity.ERROR, "An index link or @import names nothing the agent can load.",
           """An index line or markdown link of a memory file names a file that does not exist, or a
           CLAUDE.md / GEMINI.md `@path` import is missing, loops back on itself, or chains past the
-          import depth limit (five hops): what the link promises is never loaded.""",
+          import depth limit (five hops): what the link promises is never loaded. A link or import
+          that leads outside the repository (`~/…`, an absolute path, `../..`) is reported as
+          outside: it is never read, and whether it exists is never looked up.""",
           "- [Billing](billing_notes.md) — where billing lives  (billing_notes.md was renamed)",
           "- [Billing](project_billing.md) — where billing lives"),
     _rule("unlinked_memory", "R", Severity.WARNING, "A topic file that nothing links.",
@@ -172,7 +174,10 @@ RULES: tuple[Rule, ...] = (
           "- deploy window is Friday (2024-01-01)", "- deploy window is Friday (2026-11-01)"),
     _rule("bad_input", "0", Severity.INFO, "Input that could not be read as memory.",
           """An empty, unreadable, binary, non-UTF-8 or malformed file (or a broken JSONL line): the
-          scan never crashes on it and reports it here. Whole-file problems are on line 1.""",
+          scan never crashes on it and reports it here. Whole-file problems are on line 1. A memory
+          file that is a link leading outside the repository is reported by its own name and never
+          read; a line over 1 MiB (in a JSON document, a run of 1 MiB with no quote or line break)
+          is left out of the reading and reported on its line, and the rest of the file is read.""",
           '{"facts": [', '{"facts": []}'),
     _rule("degraded", "3", Severity.WARNING, "The embedding layer did not run; heuristics still did.",
           """The embedding endpoint was unreachable, answered with an error or a malformed payload, or
