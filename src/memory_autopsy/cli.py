@@ -10,8 +10,8 @@ from memory_autopsy import __version__
 TYPE_CHECKING = False  # not typing's: the hook's second run imports nothing it need not (replay.py)
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
-    from typing import NoReturn
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, NoReturn, TextIO
 
 EPILOG = """examples:
   memory-autopsy scan examples/                      lint every memory file under a folder
@@ -91,12 +91,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 ISSUES = "https://github.com/memory-autopsy/memory-autopsy/issues"
 INTERNAL_ERROR = 3
+OUTPUT_ERROR = 3  # a report that cannot be written exits as a crash does: never a pass
 TRACEBACK_VARIABLE = "MEMORY_AUTOPSY_TRACEBACK"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Every entry (scan, hook, ci, ...) comes through here: an unexpected exception is a bug
-    and exits 3, so a crash can never pass for findings (1) or a usage error (2)."""
+    and exits 3, so a crash can never pass for findings (1) or a usage error (2). A report or
+    file that cannot be written (a full disk) exits 3 too, with one line that says so."""
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -106,7 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except Exception as error:
-        return _internal_error(error)
+        failed = _failed_write(error)
+        if failed is None:
+            return _internal_error(error)
+        _say(f"memory-autopsy: error: {failed}")
+        return OUTPUT_ERROR
 
 
 def entry() -> NoReturn:
@@ -131,9 +137,23 @@ def entry() -> NoReturn:
             if stream is sys.stdout:
                 _silence_stdout()
             code = 141
-        except (OSError, ValueError):  # a closed or broken stream has nothing left to flush
+        except OSError as error:  # the report's last buffer is lost: never a pass (a full disk)
+            if stream is sys.stdout:
+                code = _unwritten(error, code)
+        except ValueError:  # a closed stream has nothing left to flush
             pass
     os._exit(code)
+
+
+def _unwritten(error: OSError, code: int) -> int:
+    """Standard output failed at its last flush: exit 3, with one line unless the run has
+    already said why it failed (exit 3)."""
+    from memory_autopsy.errors import OutputError
+
+    _silence_stdout()
+    if code != OUTPUT_ERROR:
+        _say(f"memory-autopsy: error: {OutputError(OUTPUT, error)}")
+    return OUTPUT_ERROR
 
 
 def _replayed(argv: list[str]) -> int | None:
@@ -156,7 +176,9 @@ def _replayed(argv: list[str]) -> int | None:
         except BrokenPipeError:
             _silence_stdout()
             return 141
-        sys.stderr.write(err)
+        except OSError as error:
+            return _unwritten(error, code)
+        _say(err, end="")
         return code
     try:
         recorder = replay.Recorder(argv)
@@ -180,10 +202,40 @@ def _internal_error(error: BaseException) -> int:
         detail = f"{type(error).__name__}: {error}"
     except Exception:  # an exception whose str() fails is still reported
         detail = type(error).__name__
-    # ascii(): memory text in the message reaches the terminal with control bytes escaped
-    sys.stderr.write(f"memory-autopsy: internal error: {ascii(detail)[1:-1][:300]}; please report "
-                     f"it at {ISSUES} ({TRACEBACK_VARIABLE}=1 prints the traceback)\n")
+    from memory_autopsy.escaping import inert
+
+    # ascii(): memory text in the message reaches the terminal with control bytes escaped, and
+    # inert() leaves no `##[` workflow command in it (escaping.py)
+    _say(f"memory-autopsy: internal error: {inert(ascii(detail)[1:-1][:300])}; please report "
+         f"it at {ISSUES} ({TRACEBACK_VARIABLE}=1 prints the traceback)")
     return INTERNAL_ERROR
+
+
+OUTPUT = "to standard output"
+
+
+def _failed_write(error: Exception) -> str | None:
+    """The line that names a failed write (the report, the job summary, a file), else None.
+    A full disk or quota, an I/O error, a read-only or too-large file: the run cannot say what
+    it found, and that is no bug."""
+    import errno
+
+    from memory_autopsy.errors import OutputError
+
+    if isinstance(error, OutputError):
+        return str(error)
+    failures = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS)
+    if isinstance(error, OSError) and error.errno in failures:
+        return str(OutputError(error.filename if isinstance(error.filename, str) else "the output", error))
+    return None
+
+
+def _say(line: str, end: str = "\n") -> None:
+    """A line on stderr, if stderr can still take one."""
+    try:
+        sys.stderr.write(line + end)
+    except (OSError, ValueError):
+        pass
 
 
 def _silence_stdout() -> None:
@@ -207,9 +259,60 @@ def _run(argv: Sequence[str] | None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        from memory_autopsy.commands import dispatch
+        from typing import cast
 
-        return dispatch(parser, args, sys.stdout, sys.stderr)
+        from memory_autopsy.commands import dispatch
+        from memory_autopsy.escaping import inert
+
+        out = cast("TextIO", _Stream(sys.stdout, OUTPUT, inert))
+        err = cast("TextIO", _Stream(sys.stderr, "to standard error", inert))
+        return dispatch(parser, args, out, err)
+
+
+class _Stream:
+    """Standard output or error as a command writes to it. A failed write (a full disk, a
+    closed terminal) is an OutputError, so the run exits 3 instead of passing with a report
+    cut short; a closed pipe stays BrokenPipeError (exit 141). With `escape` (`inert`), no
+    line written is a workflow command, whatever repository data it quotes; the GitHub
+    format's own commands are written through `commands` (see `write_output`)."""
+
+    def __init__(self, stream: TextIO, where: str, escape: Callable[[str], str] | None = None) -> None:
+        self._stream = stream
+        self._where = where
+        self._escape = escape
+
+    @property
+    def commands(self) -> _Stream:
+        """The same stream, unescaped: for workflow commands whose data is escaped already."""
+        return _Stream(self._stream, self._where)
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(self._escape(text) if self._escape else text))
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._failed(error) from None
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._failed(error) from None
+
+    def _failed(self, error: OSError) -> Exception:
+        from memory_autopsy.errors import OutputError
+
+        return OutputError(self._where, error)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":

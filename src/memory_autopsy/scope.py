@@ -43,7 +43,10 @@ Listing = Callable[[], str]  # git's listing of a folder, running: called, it wa
 
 
 def stderr_warning(message: str) -> None:
-    sys.stderr.write(f"memory-autopsy: warning: {message}\n")
+    """A warning on one inert line: the message may quote a pattern or path from the rule file."""
+    from memory_autopsy.escaping import one_line
+
+    sys.stderr.write(one_line(f"memory-autopsy: warning: {message}") + "\n")
 
 
 def scope_root(config_file: Path | None) -> Path:

@@ -56,7 +56,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     root = report_root(config_file)
     if args.sarif_file:
         _write_sarif(report, baseline, args, settings, root, err)
-    out.write(_render(shown.report, args.format, settings, changed, root, moved))
+    write_output(_render(shown.report, args.format, settings, changed, root, moved), None, out, commands=args.format == "github")
     command = update_command(args, baseline_file)
     _github_files(shown, changed, command, args.sarif_file, moved)
     return exit_code(shown.report, settings)

@@ -31,9 +31,11 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
 
 def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import load_store
+    from memory_autopsy.commands.common import write_output
     from memory_autopsy.config import settings_for
     from memory_autopsy.engine.reachability import analyse
     from memory_autopsy.errors import UsageError
+    from memory_autopsy.formatters.visible import json_safe
 
     settings = settings_for(args.config, isolated=args.isolated)
     store = load_store(args.paths, settings)
@@ -42,9 +44,9 @@ def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     reach = analyse(store, settings.budgets)
     rows = [_row(memory, reach, store.facts) for memory in store.files]
     if args.json:
-        out.write(json.dumps({"files": rows}, indent=2, ensure_ascii=False) + "\n")
+        write_output(json_safe(json.dumps({"files": rows}, indent=2, ensure_ascii=False)) + "\n", None, out)
     else:
-        out.write(_table(rows))
+        write_output(_table(rows), None, out)
     return 0
 
 
@@ -65,6 +67,8 @@ def _row(memory: MemoryFile, reach: Reach, facts: Sequence[Fact]) -> dict[str, A
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
+    from memory_autopsy.formatters.visible import visible
+
     lines = [f"{'file':<44} {'state':<15} {'lines':>11} {'bytes':>15}  outside"]
     for row in rows:
         name = row["path"] if len(row["path"]) <= 44 else "…" + row["path"][-43:]
@@ -75,4 +79,4 @@ def _table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"    {PurePosixPath(row['path']).name}:{fact['line']}  {fact['claim'][:90]}")
         if len(row["outside"]) > 10:
             lines.append(f"    … {len(row['outside']) - 10} more")
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"  # paths and claims are memory text

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from memory_autopsy.dates import day_of, parse_date
-from memory_autopsy.errors import UsageError
+from memory_autopsy.errors import OutputError, UsageError
 from memory_autopsy.formatters.visible import scrub
 from memory_autopsy.settings import Settings
 from memory_autopsy.severity import Severity
@@ -129,18 +129,26 @@ def require_input(report: Report, paths: list[str]) -> None:
         raise UsageError("no readable input files among: " + shown)
 
 
-def write_output(text: str | Iterable[str], output: str | None, out: TextIO) -> None:
+def write_output(text: str | Iterable[str], output: str | None, out: TextIO, *, commands: bool = False) -> None:
     """Write to the stream, or to a file (atomically when it is a regular file); `text` may
-    come in pieces. Lone surrogates from memory content are replaced: they cannot be encoded."""
-    pieces = (scrub(piece) for piece in ([text] if isinstance(text, str) else text))
+    come in pieces. Lone surrogates from memory content are replaced: they cannot be encoded.
+    No workflow command opens in what is written (`escaping.inert`: a CI log reads stdout),
+    unless `commands`: the GitHub format's own lines, whose data its formatter escapes. A write
+    that fails (a full disk) is an OutputError: exit 3, never a report cut short."""
+    from memory_autopsy.escaping import inert
+
+    pieces = (scrub(piece) if commands else inert(scrub(piece))
+              for piece in ([text] if isinstance(text, str) else text))
     if not output:
+        if commands:  # the CLI's stdout makes every line inert: these are written beneath it
+            out = getattr(out, "commands", out)
         for piece in pieces:
             out.write(piece)
         return
     try:
         _write_file(pieces, output)
     except OSError as error:
-        raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
+        raise OutputError(output, error) from None
 
 
 def _write_file(pieces: Iterable[str], output: str) -> None:

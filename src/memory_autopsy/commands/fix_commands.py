@@ -38,7 +38,9 @@ def run_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"undo: no snapshot for {args.file} (snapshots {args.file}.bak-<timestamp> are written "
             "by `report --apply --yes-i-know`)"
         )
+    from memory_autopsy.escaping import one_line
+
     if done.kept is not None:
-        out.write(f"kept the edited {args.file} in {done.kept}\n")
-    out.write(f"restored {args.file} from {done.snapshot}\n")
+        out.write(one_line(f"kept the edited {args.file} in {done.kept}") + "\n")
+    out.write(one_line(f"restored {args.file} from {done.snapshot}") + "\n")
     return 0

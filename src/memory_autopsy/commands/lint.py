@@ -136,7 +136,7 @@ def use_color(args: argparse.Namespace, out: TextIO) -> bool:
 
 def warn_unknown_suppressions(report: Report, err: TextIO, changed: frozenset[str] | None = None) -> None:
     """An ignore comment naming no rule suppresses nothing: say so rather than fail silently."""
-    from memory_autopsy.formatters.visible import visible
+    from memory_autopsy.escaping import one_line
     from memory_autopsy.rules import rule_of, suggestion
 
     seen: dict[tuple[str, int, str], None] = {}
@@ -146,8 +146,8 @@ def warn_unknown_suppressions(report: Report, err: TextIO, changed: frozenset[st
                 if name not in ("*", "all") and rule_of(name) is None:
                     seen[(fact.path, fact.line, name)] = None
     for path, line, name in list(seen)[:MAX_SUPPRESSION_WARNINGS]:
-        err.write(visible(f"memory-autopsy: warning: {path}:{line}: unknown rule {name!r} in an ignore "
-                          f"comment{suggestion(name)}; it suppresses nothing") + "\n")
+        err.write(one_line(f"memory-autopsy: warning: {path}:{line}: unknown rule {name!r} in an ignore "
+                           f"comment{suggestion(name)}; it suppresses nothing") + "\n")
     if len(seen) > MAX_SUPPRESSION_WARNINGS:
         err.write(f"memory-autopsy: warning: {len(seen) - MAX_SUPPRESSION_WARNINGS} more unknown rule "
                   "name(s) in ignore comments\n")
@@ -198,7 +198,7 @@ def emit(args: argparse.Namespace, report: Report, settings: Settings, fmt: str,
         write_output(json_format.iter_report(report), args.output, out)
     else:
         text = render(report, fmt, settings, text_options(args, out, changed))
-        write_output(text, args.output, out)
+        write_output(text, args.output, out, commands=fmt == "github")
         if fmt == "sarif":
             from memory_autopsy.formatters.sarif import truncation_note
 
