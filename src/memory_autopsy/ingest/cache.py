@@ -15,7 +15,8 @@ JSON handed every row its own copy and lists to turn back into tuples (on the wa
 the interpreter's tag, so another Python never reads them, and an entry starts with a CRC-32 of
 the rest, so a damaged one is a miss rather than other values. Writes are atomic (a temporary file, then
 `os.replace`), so concurrent runs at worst both write the same entry; a corrupt or foreign
-entry is a miss and is rewritten. The folder is bounded: past `max_bytes` the least recently
+entry, or one whose values are not of the types a parse's are (`_Shape`), is a miss and is
+rewritten. The folder is bounded: past `max_bytes` the least recently
 used entries go.
 
 What `finish` derives of a draft (prose slot, id, normalized body) depends on the store around
@@ -39,7 +40,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -108,6 +109,68 @@ Parsed = tuple[str, str, Fidelity, bool]  # entity, body, fidelity, named
 _ROW = attrgetter(*DRAFT_FIELDS)
 _FIDELITIES = {f.value: f for f in Fidelity}
 _VALUES = {f: f.value for f in Fidelity}  # an enum's .value is a Python-level lookup
+
+
+class _Shape:
+    """The types a row's fields may hold, by position, checked before a row is used: an entry
+    with a valid checksum may still hold anything marshal writes (a pull request's own, or
+    another version's), and a list where a name goes, or a string where a number goes, failed
+    deep in the engine (exit 3) where it must be a miss. A row's field types are checked once
+    per combination seen (a few in a whole store), its "same as" markers (an int) and the
+    items of its tuples on each row."""
+
+    def __init__(self, names: Sequence[str], kinds: dict[str, tuple[type, ...]], markers: Sequence[str] = (),
+                 texts: Sequence[str] = ()) -> None:
+        self.kinds = tuple(frozenset(kinds[name]) for name in names)  # a field without a kind: KeyError here
+        self.markers = tuple(names.index(name) for name in markers)
+        self.texts = tuple(names.index(name) for name in texts)
+        self.known: dict[tuple[type, ...], tuple[itemgetter[Any], tuple[int, ...]] | None] = {}
+
+    def check(self, row: list[Any]) -> None:
+        """ValueError unless each field of `row` is of its kind, each marker that is an int is 0
+        and each tuple holds strings only."""
+        signature = tuple(map(type, row))
+        try:
+            zeros = self.known[signature]
+        except KeyError:
+            zeros = self.known[signature] = self._learn(signature)
+        if zeros is not None and zeros[0](row) != zeros[1]:
+            raise ValueError("cache entry of another shape")
+        if self.texts and any(map(row.__getitem__, self.texts)):  # most hold none
+            for at in self.texts:
+                if not all(type(text) is str for text in row[at]):
+                    raise ValueError("cache entry of another shape")
+
+    def _learn(self, signature: tuple[type, ...]) -> tuple[itemgetter[Any], tuple[int, ...]] | None:
+        if len(signature) != len(self.kinds) or not all(t in kind for t, kind in zip(signature, self.kinds)):
+            raise ValueError("cache entry of another shape")
+        ints = [at for at in self.markers if signature[at] is int]
+        if not ints:
+            return None
+        return itemgetter(*ints, ints[0]), (0,) * (len(ints) + 1)  # twice the first: always a tuple
+
+
+_TEXT, _OPTIONAL, _NUMBER, _SAME = (str,), (str, type(None)), (int,), (str, int)  # _SAME: 0, "the same as"
+_COMMON = {"entity": _TEXT, "claim": _TEXT, "path": _NUMBER, "line": _NUMBER, "fidelity": _TEXT, "slot": _TEXT,
+           "value": _TEXT, "observed_at": _OPTIONAL, "valid_from": _OPTIONAL, "valid_to": _OPTIONAL,
+           "source": _OPTIONAL, "status_verb": _OPTIONAL, "aliases": (tuple,), "shape": _TEXT,
+           "suppress": (tuple,), "kind": _TEXT, "status": _TEXT, "entry": _TEXT, "obs": _NUMBER,
+           "end_line": _NUMBER, "named": (bool,)}
+_DRAFT_SHAPE = _Shape(DRAFT_FIELDS, {
+    **_COMMON, "body": _SAME, "source_class": _OPTIONAL, "given_id": _OPTIONAL, "label": _TEXT,
+    "label_rest": _TEXT, "annotated": (bool,), "derived": (list, type(None)), "settled": (list, type(None)),
+}, markers=("path", "body"), texts=("aliases", "suppress"))
+_FACT_SHAPE = _Shape((*FACT_FIELDS, "named"), {
+    **_COMMON, "id": _TEXT, "source_class": _TEXT, "written_entity": _SAME, "id_given": (bool,),
+    "order": _NUMBER, "qualifier": _TEXT, "body": _SAME, "norm": _SAME, "cues": _NUMBER,
+}, markers=("path", "order", "written_entity", "body", "norm"), texts=("aliases", "suppress"))
+_DERIVED_SHAPE = _Shape(("slot", "value", "qualifier", "verb", "id", "stripped", "norm", "cues"), {
+    "slot": _SAME, "value": _SAME, "qualifier": _TEXT, "verb": _TEXT, "id": _SAME, "stripped": _SAME,
+    "norm": _SAME, "cues": _NUMBER}, markers=("slot", "value", "id", "stripped", "norm"))
+# The lists beside the rows: declarations, problems, references (as `encode` writes them)
+_DECLARATION = (str, str, int, str, str)
+_PROBLEM = (str, int, str)
+_REFERENCE = (int, str)
 
 
 def cache_for(settings: Settings) -> ParseCache | None:
@@ -583,6 +646,7 @@ def _resolved(row: list[Any], kept: Any) -> list[Any]:
     """A derivation as its row keeps it, with each "same as" marker read back."""
     if type(kept) is not list or len(kept) != _DERIVED_SIZE:
         raise ValueError("cache entry of another shape")
+    _DERIVED_SHAPE.check(kept)
     slot, value, qualifier, verb, fact_id, stripped, norm, cues = kept
     stripped = row[_CLAIM] if stripped == 0 else stripped
     return [
@@ -610,16 +674,15 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
     drafts: list[Draft] = []
     rows: list[Item] = []
     named: list[str] = []
-    size = len(DRAFT_FIELDS)
+    if type(data["drafts"]) is not list:
+        raise ValueError("cache entry of another shape")
     if data["drafts"] and data["path"] != path:
         raise ValueError("cache entry of another file")
     for row in data["drafts"]:
         if type(row) is not list:
             raise ValueError("cache entry of another shape")
         if len(row) == _FACT_ROW:  # its fact's values, as kept (names interned): placed as they are
-            if type(row[_F_LINE]) is not int or type(row[_F_CLAIM]) is not str or row[_F_PATH] != 0 \
-                    or type(row[_F_ALIASES]) is not tuple or type(row[_F_SUPPRESS]) is not tuple:
-                raise ValueError("cache entry of another shape")
+            _FACT_SHAPE.check(row)
             entity = row[_F_ENTITY]
             if row.pop():  # the entity was written
                 named.append(entity)
@@ -633,11 +696,7 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
                 row[_F_NORM] = row[_F_BODY]
             rows.append(row)
             continue
-        if len(row) != size:
-            raise ValueError("cache entry of another shape")
-        if type(row[_LINE]) is not int or type(row[_CLAIM]) is not str \
-                or type(row[_ALIASES]) is not tuple or type(row[_SUPPRESS]) is not tuple:
-            raise ValueError("cache entry of another shape")
+        _DRAFT_SHAPE.check(row)
         fidelity = row[_FIDELITY] = _FIDELITIES[row[_FIDELITY]]
         row[_PATH] = path
         claim = row[_CLAIM]
@@ -649,17 +708,27 @@ def decode(data: dict[str, Any], path: str) -> JsonResult:
         draft = Draft(*row)
         drafts.append(draft)
         rows.append(draft)
-    digests = data.get("digests")
-    if type(digests) is not list or len(digests) != len(rows) or not all(
-            type(d) is str or d is None for d in digests):
-        digests = None  # an entry without them keys its facts by every field
+    digests = data.get("digests")  # an entry without them (None) keys its facts by every field
+    if digests is not None and (type(digests) is not list or len(digests) != len(rows) or not all(
+            type(d) is str or d is None for d in digests)):
+        raise ValueError("cache entry of another shape")
+    related = data["related"]
+    if type(related) is not list or not all(type(name) is str for name in related):
+        raise ValueError("cache entry of another shape")
     return JsonResult(
         drafts=drafts,
         rows=rows,
         named=named,
         digests=digests,
-        declarations=[Declaration(*row) for row in data["declarations"]],
-        problems=[Problem(*row) for row in data["problems"]],
-        related=set(data["related"]),
-        references=[(int(line), str(text)) for line, text in data["references"]],
+        declarations=[Declaration(*row) for row in _rows(data["declarations"], _DECLARATION)],
+        problems=[Problem(*row) for row in _rows(data["problems"], _PROBLEM)],
+        related=set(related),
+        references=[(line, text) for line, text in _rows(data["references"], _REFERENCE)],
     )
+
+
+def _rows(rows: Any, types: tuple[type, ...]) -> list[list[Any]]:
+    """`rows` when it is a list of lists of exactly these types; ValueError otherwise."""
+    if type(rows) is not list or not all(type(row) is list and tuple(map(type, row)) == types for row in rows):
+        raise ValueError("cache entry of another shape")
+    return rows
