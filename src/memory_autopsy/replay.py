@@ -74,6 +74,16 @@ STORED = 1 << 20  # bytes: at most this much of them in one record
 OUTPUT = 1 << 24  # characters: a run that printed more is not recorded (nor held: _Tee)
 KEPT_BYTES = 1 << 26  # the folder's records (compressed) beyond this go, oldest first
 SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as its digest
+# The git commands a hook run starts (scope.start_listing, scope._ignored, ci.filters.tracking,
+# ci.changed.repo_root). A record names the commands its run started, and a replay runs them
+# again: only these, never what a record says (`-c alias.x=!cmd`, `--upload-pack=cmd`); a
+# record that holds another is a miss, and its run a full one.
+GIT_COMMANDS = frozenset({
+    ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+    ("check-ignore", "-q", "."),
+    ("ls-files", "-z", "--cached", "--", CACHE_DIR),
+    ("rev-parse", "--show-toplevel"),
+})
 # What the run reads of the environment (colour, git's folders, the help's width) and what
 # decides how text is decoded and printed.
 ENVIRONMENT = ("NO_COLOR", "TERM", "GIT_DIR", "GIT_WORK_TREE", "COLUMNS", "LANG", "LC_ALL", "LC_CTYPE",
@@ -240,11 +250,12 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
         return None
     if not found:
         return None
-    if _tracked(cwd) is not False:
-        return None  # the cache is committed, or git could not say: no record is read
+    if os.path.islink(os.path.join(cwd, CACHE_DIR)) or _tracked(cwd) is not False:
+        return None  # a link (its records are another folder's), committed, or git could not say
     answers: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+    places = _git_places(argv, cwd)
     for _, path in found[:CANDIDATES]:
-        replayed = _from_record(path, key, answers)
+        replayed = _from_record(path, key, answers, places)
         if replayed is not None:
             try:
                 os.utime(path)  # kept among the newest while it serves
@@ -254,14 +265,16 @@ def replay(argv: list[str], today: str | None = None) -> tuple[int, str, str] | 
     return None
 
 
-def _from_record(path: str, key: tuple[Any, ...],
-              answers: dict[tuple[Any, ...], tuple[Any, ...] | None]) -> tuple[int, str, str] | None:
+def _from_record(path: str, key: tuple[Any, ...], answers: dict[tuple[Any, ...], tuple[Any, ...] | None],
+                 places: set[str]) -> tuple[int, str, str] | None:
     try:
         with open(path, "rb") as handle:
             record = marshal.loads(zlib.decompress(handle.read()))
         if not (isinstance(record, tuple) and len(record) == 9 and record[0] == FORMAT and record[1] == key):
             return None
         _, _, files, kinds, listings, commands, out, err, code = record
+        if not _built(commands, places):
+            return None
         if not (_all_same(files, kinds, listings) and _same_git(commands, answers)):
             return None
         if isinstance(out, str) and isinstance(err, str) and code in (0, 1):
@@ -291,12 +304,39 @@ def in_work_tree(cwd: str) -> bool:
         here = parent
 
 
+def _built(commands: Any, places: set[str]) -> bool:
+    """Whether each of a record's git commands is one the hook builds (GIT_COMMANDS), run in a
+    folder it runs git in (`_git_places`): anything else, and nothing of the record is run."""
+    for args, where, _ in commands:
+        if type(args) is not tuple or args not in GIT_COMMANDS:
+            return False
+        if where is not None and (type(where) is not str or os.path.realpath(where) not in places):
+            return False
+    return True
+
+
+def _git_places(argv: list[str], cwd: str) -> set[str]:
+    """The folders a hook run with these arguments starts git in: the working folder and the
+    folders above it (the repository's root, a rule file's folder), and the paths it names and
+    their folders (a folder given as context, a rule file given with --config)."""
+    places: set[str] = set()
+    here = os.path.realpath(cwd)
+    while here not in places:
+        places.add(here)
+        here = os.path.dirname(here)
+    for word in argv[1:]:
+        named = os.path.realpath(os.path.join(cwd, word))
+        places.update((named, os.path.dirname(named)))
+    return places
+
+
 def _tracked(cwd: str) -> bool | None:
-    """Whether git tracks a file of the cache folder (never outside a repository); None when
-    git cannot say."""
+    """Whether git tracks the cache folder or a file in it (never outside a repository); None
+    when git cannot say. Asked from the working folder: git started inside the cache folder
+    would take a git folder's files committed there for a repository (ci.filters.tracking)."""
     if not in_work_tree(cwd):
         return False
-    started = _start(("ls-files", "-z", "--cached", "--", "."), os.path.join(cwd, CACHE_DIR))
+    started = _start(("ls-files", "-z", "--cached", "--", CACHE_DIR), cwd)
     done = None if started is None else _finish(started)
     return None if done is None or not done[0] else done != (True, "")
 
@@ -498,6 +538,8 @@ class Recorder:
         out, err = "".join(self.out), "".join(self.err)
         if os.path.realpath(self.cwd) != os.path.realpath(self.root):
             return False  # the record lives where the next run looks first: the working folder
+        if os.path.islink(os.path.join(self.cwd, CACHE_DIR)):
+            return False  # never written through a link (its folder is another's)
         files = tuple(sorted({**self.files, **_libraries()}.items()))
         kinds = tuple(sorted(self.kinds.items()))
         listings = tuple(sorted(self.listings.items()))

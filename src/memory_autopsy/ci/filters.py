@@ -146,6 +146,11 @@ def with_cache(settings: Settings, args: argparse.Namespace, root: Path,
         stderr_warning(f"{CACHE_DIR} is committed to git: not read (a committed cache can hide "
                        f"findings); untrack it with `git rm -r --cached {CACHE_DIR}`")
         return settings
+    if os.path.islink(folder):  # its entries would be another folder's: read from, written to
+        from memory_autopsy.scope import stderr_warning
+
+        stderr_warning(f"{CACHE_DIR} is a link: not used (the run has no cache); make it a folder")
+        return settings
     return replace(settings, parse_cache=str(folder))
 
 
@@ -158,9 +163,11 @@ def tracking(folder: Path) -> Callable[[], bool]:
     a tracked file there was added on purpose or by mistake; either way it is not read."""
     from memory_autopsy.ci.changed import GitError, git_started, in_work_tree
 
-    if not folder.is_dir() or not in_work_tree(folder):
+    if not (folder.is_dir() or folder.is_symlink()) or not in_work_tree(folder.parent):
         return lambda: False  # no cache yet, or no repository: git is not started to say so
-    listed = git_started("ls-files", "-z", "--cached", "--", ".", cwd=folder)
+    # asked from the folder above: git started inside would take a git folder's files committed
+    # there (HEAD, config) for a repository, and run what that configuration says
+    listed = git_started("ls-files", "-z", "--cached", "--", folder.name, cwd=folder.parent)
 
     def answer() -> bool:
         try:
