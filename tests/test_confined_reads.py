@@ -240,3 +240,18 @@ def test_a_baseline_swapped_for_a_link_after_its_check_is_refused_unread(
     with pytest.raises(Exception, match="leads outside") as raised:
         baseline.read_text("b.json")
     assert SECRET not in str(raised.value)
+
+
+def test_a_small_file_read_under_a_large_bound_allocates_its_size(tmp_path: Path) -> None:
+    import tracemalloc
+
+    (tmp_path / "small.md").write_text("- a fact\n", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        data = confined.read_inside(str(tmp_path / "small.md"), Roots((str(tmp_path),)), 1 << 30)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert data == b"- a fact\n" and peak < 1 << 20
+    with pytest.raises(OSError, match="too large"):
+        confined.read_inside(str(tmp_path / "small.md"), Roots((str(tmp_path),)), 4)

@@ -132,9 +132,15 @@ def read_inside(path: str, roots: Roots, limit: int, *, truncate: bool = False) 
             raise LeadsOutside(path, raced=True) from None
         raise OSError(error.errno, f"unreadable: {error.strerror or error}") from None
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        status = os.fstat(handle.fileno())
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        data = handle.read(limit + 1)
+        # read(n) allocates n bytes up front: ask for the file's size, and read on to the bound
+        # only when it grew since
+        wanted = min(status.st_size, limit) + 1
+        data = handle.read(wanted)
+        if len(data) == wanted <= limit:
+            data += handle.read(limit + 1 - wanted)
     if len(data) > limit:
         if truncate:
             return data[:limit]
