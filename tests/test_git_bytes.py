@@ -69,3 +69,26 @@ def test_a_second_hook_run_replays_over_an_odd_name(repo: Path) -> None:
     second = run_process("hook", "memory-bank/progress.md", cwd=repo)
     assert (first.code, second.code) == (1, 1), first.err + second.err
     assert first.out == second.out
+
+
+@pytest.mark.parametrize("command", [("scan", "memory"), ("scan",), ("ci",), ("hook", "memory/notes.md"),
+                                     ("baseline",)])
+def test_a_planted_git_folder_runs_nothing(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """A pull request fills a memory folder with a git folder's files and a `core.fsmonitor`
+    command: git started there took it for a bare repository and ran the command."""
+    root, marker = tmp_path / "repo", tmp_path / "ran"
+    (root / "memory" / "objects").mkdir(parents=True)
+    (root / "memory" / "refs").mkdir()
+    (root / "memory" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (root / "memory" / "config").write_text(
+        f'[core]\n\tfsmonitor = "touch {marker}; false"\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n',
+        encoding="utf-8")
+    (root / "memory" / "notes.md").write_bytes(STATE)
+    for keep in ("objects", "refs"):
+        (root / "memory" / keep / ".keep").write_text("", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a planted git folder")
+    result = run_process(*command, cwd=root)
+    assert result.code in (0, 1), result.err
+    assert not marker.exists()

@@ -78,6 +78,10 @@ SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as i
 # ci.changed.repo_root). A record names the commands its run started, and a replay runs them
 # again: only these, never what a record says (`-c alias.x=!cmd`, `--upload-pack=cmd`); a
 # record that holds another is a miss, and its run a full one.
+# Every git the tool starts: a folder a pull request fills with a git folder's files (`HEAD`,
+# `objects/`, `refs/`, a `config` naming a `core.fsmonitor` command) is never taken for a bare
+# repository, whose configuration git would obey (its commands run on the runner).
+GIT = ("git", "-c", "safe.bareRepository=explicit")
 GIT_COMMANDS = frozenset({
     ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
     ("check-ignore", "-q", "."),
@@ -354,7 +358,7 @@ def _start(args: tuple[str, ...], cwd: str | None) -> Any:
     import subprocess  # a repository's run only
 
     try:
-        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return subprocess.Popen([*GIT, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return None
 

@@ -29,7 +29,7 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
     import subprocess  # here, not at import: a run outside a repository starts no git (in_work_tree)
 
     try:
-        process = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen([*replay.GIT, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as error:
         failure = GitError(f"git is not available: {error}")
 
