@@ -222,3 +222,21 @@ def test_the_actions_input_is_its_opt_in(tmp_path: Path, monkeypatch: pytest.Mon
                     {"MA_TEST_ARGV": str(seen)})
     assert done.returncode == 0, done.stderr
     assert json.loads(seen.read_text(encoding="utf-8")) == expected
+
+
+def test_ci_writes_no_embed_cache_where_the_rule_file_says(tmp_path: Path, servers: tuple[Any, Any],
+                                                           environ: pytest.MonkeyPatch) -> None:
+    """A rule file's `cache-dir` is a folder anywhere on the runner the answers would be written
+    to: `ci` leaves it out as it leaves out the endpoint."""
+    theirs, ours = servers
+    repo = pull_request(tmp_path / "repo", theirs.url)
+    elsewhere = tmp_path / "elsewhere"
+    with open(repo / "memory-autopsy.toml", "a", encoding="utf-8") as handle:
+        handle.write(f'cache-dir = "{elsewhere}"\n')
+    git(repo, "commit", "-qam", "and a cache folder")
+    environ.setenv("OLLAMA_BASE_URL", ours.url)
+    run = run_cli(*CI, cwd=repo)
+    assert run.code == 0, run
+    assert ours.requests > 0 and not elsewhere.exists()
+    (line,) = warnings(run)
+    assert "cache-dir" in line and str(elsewhere) not in line
