@@ -6,7 +6,13 @@ a piece at a time; the parent does the first part meanwhile. A child shares the 
 memory as it is at the fork: it reads nothing again and writes nothing anywhere but its pipe,
 and leaves without the parent's exit handlers. A child that fails (it exits with a code, is
 killed, or its pipe ends before its last piece) costs time, never results: the caller does its
-part again in the parent.
+part again in the parent. So does a piece this process cannot take in (out of memory while
+unpickling it): that child is killed.
+
+Nothing here waits without a bound. A child holds no pipe but its own (it closes the read ends
+of the children forked before it), so once the parent stops reading, the child's next write
+fails and it exits; a child that does not exit within EXIT_WAIT of its pipe's close is killed,
+then reaped.
 
 Forking is POSIX only and unsafe beside other threads (a lock another thread held stays held
 in the child): there (the progress line's thread aside, PROGRESS_THREAD), and with one job,
@@ -16,6 +22,8 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -27,6 +35,10 @@ MIN_ITEMS = 10_000
 # memory a run takes grows with its jobs.
 MAX_AUTO = 4
 _END = None  # the piece a child sends last: a pipe that ends before it was cut short
+# Seconds a child is given to exit once its pipe is closed (it has sent its last piece, or its
+# next write fails), then to die once killed: a child that exits takes milliseconds, one with a
+# large heap a little more.
+EXIT_WAIT = 5.0
 
 T = TypeVar("T")
 
@@ -86,48 +98,93 @@ def dealt(sizes: dict[T, int], n: int) -> list[list[T]]:
 
 class Child:
     """A forked child running `work`, each piece it yields pickled down a pipe (pid 0: one that
-    could not be started)."""
+    could not be started, or was stopped)."""
 
     def __init__(self, pid: int, read: int) -> None:
         self.pid, self.read = pid, read
+        if pid:
+            _reading[read] = self
 
     def pieces(self) -> Iterator[Any]:
         """The pieces the child sends, in order; ChildFailed (after the child is reaped) if it
-        did not send them all, did not exit cleanly or was never started. Call once."""
+        did not send them all, did not exit cleanly or was never started. Call once. A child
+        whose pieces are not all taken (this process failed to take one in, or stopped asking)
+        is killed."""
         import pickle
 
         if self.pid == 0:
             raise ChildFailed("not started")
-        pipe = _Pipe(self.read)
+        pipe, ended = _Pipe(self.read), False
         try:
             while True:
                 try:
                     piece = pickle.load(pipe)
-                except Exception as error:  # noqa: BLE001 - a pipe cut short holds no pickle
-                    raise ChildFailed(str(error)) from None
+                except Exception as error:  # noqa: BLE001 - a pipe cut short holds no pickle; out of memory
+                    raise ChildFailed(type(error).__name__) from None
                 if piece is _END:
+                    ended = True
                     break
                 yield piece
         finally:
-            self.stop(kill=False)
+            self.stop(kill=not ended)
 
     def stop(self, kill: bool = True) -> None:
-        """Close the pipe and reap the child (killing it first when its pieces are no longer
-        wanted); ChildFailed, unless killed, if it did not exit cleanly."""
+        """Close the pipe and reap the child, killing it first when its pieces are no longer
+        wanted, or when it does not exit within EXIT_WAIT; ChildFailed, unless killed at once,
+        if it did not exit cleanly."""
         if self.pid == 0:
             return
-        import signal
-
         pid, self.pid = self.pid, 0
+        _reading.pop(self.read, None)
         os.close(self.read)
-        if kill:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        _, status = os.waitpid(pid, 0)
-        if not kill and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            raise ChildFailed(f"child exited with status {status}")
+        status = None if kill else _reaped(pid, EXIT_WAIT)
+        if status is None:
+            _kill(pid)
+            if not kill:
+                raise ChildFailed("did not exit")
+        elif status == _GONE or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            raise ChildFailed(f"exited with status {status}")
+
+    def __del__(self) -> None:
+        # A child left unread (its caller failed past `beside`) is not left blocked on its pipe.
+        self.stop()
+
+
+# The children whose pipes this process reads, by read end: a child forked later closes these
+# ends, so a pipe the parent has closed has no reader left and its child's writes fail.
+_reading: weakref.WeakValueDictionary[int, Child] = weakref.WeakValueDictionary()
+
+
+_GONE = -1  # the status of a child reaped elsewhere (SIGCHLD ignored): not known to be clean
+
+
+def _reaped(pid: int, seconds: float) -> int | None:
+    """The wait status of child `pid` once it exits (_GONE: reaped elsewhere); None if it has
+    not exited within `seconds`."""
+    deadline, pause = time.monotonic() + seconds, 0.0005
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return _GONE
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _kill(pid: int) -> None:
+    """Kill child `pid` and reap it; one still there after EXIT_WAIT (stuck in the kernel) is
+    left to the system, which reaps it when this process ends."""
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:  # reaped elsewhere
+        return
+    _reaped(pid, EXIT_WAIT)
 
 
 def stop(children: Iterable[Child]) -> None:
@@ -173,11 +230,11 @@ def fork(work: Callable[[], Iterable[Any]]) -> Child:
         return Child(pid, read)
     code = 1
     try:  # the child: its pieces down the pipe, then out without the parent's exit handlers
+        _hold_own_pipe_only(read)
         import pickle
 
         # Nothing it might print can wait on a lock of the parent's streams, nor reach them.
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-        os.close(read)
         pipe = _Pipe(write)
         for piece in work():
             pickle.dump(piece, pipe, pickle.HIGHEST_PROTOCOL)
@@ -186,6 +243,18 @@ def fork(work: Callable[[], Iterable[Any]]) -> Child:
         code = 0
     finally:
         os._exit(code)
+
+
+def _hold_own_pipe_only(read: int) -> None:
+    """In a child just forked: close the parent's end of its own pipe and of every earlier
+    child's, so that each pipe's reader is the parent alone. The earlier children are the
+    parent's to stop, not this process's."""
+    for child in list(_reading.values()):
+        if child.pid:
+            os.close(child.read)
+            child.pid = 0
+    _reading.clear()
+    os.close(read)
 
 
 # True while this module forks: a run that records itself (replay.Recorder) knows the fork for
