@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except Exception as error:
+        if isinstance(error, MemoryError):
+            _release(error)
         failed = _failed_write(error)
         if failed is None:
             return _internal_error(error)
@@ -193,6 +195,19 @@ def _replayed(argv: list[str]) -> int | None:
     return code
 
 
+def _release(error: BaseException) -> None:
+    """Out of memory: the frames the failed run left (their locals hold the store) freed before
+    anything is reported, which takes memory too. Their lines stay for the traceback."""
+    running = sys._getframe(1)  # main's own frame, the one frame in the traceback not done
+    while error is not None:
+        trace = error.__traceback__
+        while trace is not None:
+            if trace.tb_frame is not running:
+                trace.tb_frame.clear()
+            trace = trace.tb_next
+        error = error.__context__  # type: ignore[assignment]
+
+
 def _internal_error(error: BaseException) -> int:
     if os.environ.get(TRACEBACK_VARIABLE):
         import traceback
@@ -202,12 +217,16 @@ def _internal_error(error: BaseException) -> int:
         detail = f"{type(error).__name__}: {error}"
     except Exception:  # an exception whose str() fails is still reported
         detail = type(error).__name__
-    from memory_autopsy.escaping import inert
+    try:
+        from memory_autopsy.escaping import inert
 
-    # ascii(): memory text in the message reaches the terminal with control bytes escaped, and
-    # inert() leaves no `##[` workflow command in it (escaping.py)
-    _say(f"memory-autopsy: internal error: {inert(ascii(detail)[1:-1][:300])}; please report "
-         f"it at {ISSUES} ({TRACEBACK_VARIABLE}=1 prints the traceback)")
+        # ascii(): memory text in the message reaches the terminal with control bytes escaped, and
+        # inert() leaves no `##[` workflow command in it (escaping.py)
+        line = (f"memory-autopsy: internal error: {inert(ascii(detail)[1:-1][:300])}; please report "
+                f"it at {ISSUES} ({TRACEBACK_VARIABLE}=1 prints the traceback)")
+    except Exception:  # out of memory: inert() compiles its patterns on first use
+        line = f"memory-autopsy: internal error: {type(error).__name__}; please report it at {ISSUES}"
+    _say(line)
     return INTERNAL_ERROR
 
 
