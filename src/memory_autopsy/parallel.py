@@ -147,7 +147,10 @@ class Child:
 
     def __del__(self) -> None:
         # A child left unread (its caller failed past `beside`) is not left blocked on its pipe.
-        self.stop()
+        try:
+            self.stop()
+        except Exception:  # out of memory here too: nothing to say on stderr
+            pass
 
 
 # The children whose pipes this process reads, by read end: a child forked later closes these
