@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, run_process
+from conftest import git, run_cli, run_process
 from memory_autopsy import agent_tools
 from memory_autopsy.ingest import confined, imports
 from memory_autopsy.ingest.confined import Roots
@@ -24,11 +24,6 @@ SECRET = "SECRET-TOKEN-7f3a"
 OUTSIDE_TEXT = f"- 2024-01-01 billing uses PostgreSQL 14 {SECRET}\n- see @also-outside.md\n"
 STATE = "- 2024-01-01 billing uses PostgreSQL 14\n- 2025-03-01 billing moved to MySQL 8\n"
 
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
 
 
 @pytest.fixture

@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, run_process
+from conftest import git, run_cli, run_process
 
 STATE = b"- 2024-01-01 billing uses PostgreSQL 14\n- 2025-03-01 billing moved to MySQL 8\n"
 ODD_MEMORY = b"memory-bank/\xff\xfenotes.md"
 ODD_OTHER = b"assets/\xe9t\xe9-\xff.txt"
 
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
 
 
 @pytest.fixture
