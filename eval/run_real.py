@@ -33,6 +33,8 @@ EVAL_DIR = Path(__file__).resolve().parent
 REAL_DIR = EVAL_DIR / "real"
 FILES_DIR = REAL_DIR / "files"
 LABELS = REAL_DIR / "labels.json"
+SPLIT = REAL_DIR / "split.json"
+PARTS = ("dev", "test")
 DEFAULT_SRC = EVAL_DIR.parent / "src"
 
 SEVERITIES = ("info", "review", "warning", "error")
@@ -120,8 +122,9 @@ def _quote_errors(lid: str, side: Side, quote: str, lines: list[str]) -> list[st
 def _read_lines(rel: str, cache: dict[str, list[str] | None]) -> list[str] | None:
     if rel not in cache:
         path = FILES_DIR / rel
-        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-        cache[rel] = None if text is None else text.splitlines()
+        text = path.read_bytes().decode("utf-8", "replace") if path.is_file() else None
+        # lines as the reader counts them: split at "\n" only (a stray "\r" stays in its line)
+        cache[rel] = None if text is None else [line.removesuffix("\r") for line in text.split("\n")]
     return cache[rel]
 
 
@@ -206,6 +209,29 @@ def only_folders(labels: Labels, folders: set[str]) -> Labels:
     files = {rel: meta for rel, meta in labels.files.items() if rel.split("/", 1)[0] in folders}
     problems = [p for p in labels.problems if inside(p)]
     return Labels(files, problems, [n for n in labels.not_problems if inside(n)])
+
+
+def load_split(path: Path, folders: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Each folder's part ("dev" or "test") from split.json, and what is wrong with it: every
+    folder of files/ is in exactly one part, and the split names no other folder."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        return {}, [f"{path}: {error}"]
+    part_of: dict[str, str] = {}
+    errors: list[str] = []
+    for part in PARTS:
+        for folder in doc.get(part, []):
+            if folder in part_of:
+                errors.append(f"{path}: {folder} is in both parts")
+            part_of[folder] = part
+    missing = sorted(set(folders) - set(part_of))
+    extra = sorted(set(part_of) - set(folders))
+    if missing:
+        errors.append(f"{path}: folder(s) in no part: {missing}")
+    if extra:
+        errors.append(f"{path}: folder(s) not in files/: {extra}")
+    return part_of, errors
 
 
 # ----------------------------------------------------------------------------- scanning
@@ -487,7 +513,23 @@ def print_tables(res: dict[str, Any]) -> None:
         print(f"  scan failed: {folder}: {why}")
 
 
+def print_parts(res: dict[str, Any]) -> None:
+    """One line per part: dev (tuned on) and test (reported only)."""
+    if not res.get("parts"):
+        return
+    print()
+    for part, got in res["parts"].items():
+        print(f"{part:<5} ({got['folders']} folders, {got['files']} files, {got['problems']} problems): "
+              f"precision {_fmt(got['precision'])} ({got['tp']}/{got['failing']})   "
+              f"recall {_fmt(got['recall'])} ({got['found']}/{got['problems']})   "
+              f"not_problems reported {len(got['not_problems_reported'])}/{got['not_problems']}   "
+              f"clean files failing {len(got['clean_files_failing'])}/{got['clean_files']}")
+
+
 def print_show(res: dict[str, Any]) -> None:
+    """The false alarms and misses of the dev part (the whole run when no split is in force):
+    the test part's are never shown."""
+    res = res.get("parts", {}).get("dev", res)
     print(f"\nfalse alarms: {len(res['false_alarms'])}")
     for fa in res["false_alarms"]:
         obs = "" if fa["obs"] is None else f" obs {fa['obs']}"
@@ -507,11 +549,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"source tree to measure (default {DEFAULT_SRC})")
     ap.add_argument("--fail-on", choices=SEVERITIES, default="warning", help="lowest failing severity")
     ap.add_argument("--json", action="store_true", help="print machine-readable results")
-    ap.add_argument("--show", action="store_true", help="list every false alarm and missed problem")
+    ap.add_argument("--show", action="store_true",
+                    help="list every false alarm and missed problem of the dev part (never the test part)")
     ap.add_argument("--folder", action="append", metavar="NAME",
                     help="scan only this folder (repeatable; for debugging)")
     ap.add_argument("--check", action="store_true", help="validate labels.json and exit; runs no scan")
     ap.add_argument("--labels", type=Path, default=LABELS, help=argparse.SUPPRESS)
+    ap.add_argument("--split", type=Path, default=SPLIT, help=argparse.SUPPRESS)
     ap.add_argument("--strict", action="store_true", help="exit 1 when a given threshold is missed")
     ap.add_argument("--min-precision", type=float, metavar="F")
     ap.add_argument("--min-recall", type=float, metavar="F")
@@ -563,6 +607,18 @@ def measure(args: argparse.Namespace, labels: Labels, folders: list[str]) -> dic
         scans = list(pool.map(lambda f: run_scan(f, args.fail_on, env, args.timeout), folders))
     res = results(score_run(scans, labels, args.fail_on), labels, args.src, args.fail_on)
     res["folders"] = folders if args.folder else None
+    res["parts"] = {}
+    for part in PARTS:
+        inside = {f for f in folders if args.part_of.get(f) == part}
+        if not inside:
+            continue
+        mine = only_folders(labels, inside)
+        scored = results(score_run([s for s in scans if s.folder in inside], mine, args.fail_on), mine,
+                         args.src, args.fail_on)
+        scored["folders"] = len(inside)
+        if part == "test":  # for reporting only: what it misses is never listed, so never tuned to
+            scored["false_alarms"], scored["missed"] = [], []
+        res["parts"][part] = scored
     return res
 
 
@@ -572,9 +628,13 @@ def main(argv: list[str] | None = None) -> int:
     labels, errors = load_labels(args.labels)
     if labels is None:
         return fail([f"{args.labels}: {len(errors)} problem(s)", *errors])
+    args.part_of, split_errors = load_split(args.split, pick_folders(None)[0])
+    if split_errors:
+        return fail(split_errors)
     if args.check:
         print(f"labels OK: {len(labels.files)} files, {len(labels.problems)} problems, "
-              f"{len(labels.not_problems)} not_problems")
+              f"{len(labels.not_problems)} not_problems; split OK: "
+              + ", ".join(f"{sum(1 for p in args.part_of.values() if p == part)} {part}" for part in PARTS))
         return 0
     folders, bad = pick_folders(args.folder)
     errors = option_errors(args) + bad
@@ -591,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res, indent=2))
     else:
         print_tables(res)
+        print_parts(res)
         if args.show:
             print_show(res)
         for line in missed:
