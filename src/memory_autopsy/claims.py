@@ -8,6 +8,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
+from memory_autopsy.clauses import Read, read_retraction
 from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, holds_any, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
@@ -100,10 +101,12 @@ def is_versioned_slot(slot: str, vocabulary: Vocabulary) -> bool:
 
 
 class Transition(NamedTuple):
-    """A retraction: the trigger and the noun phrase it retracts (head noun last)."""
+    """A retraction: the trigger and the noun phrase it retracts (head noun last), and the
+    subject the clause names as leaving it (clauses.Read.subject; empty: not named)."""
 
     trigger: str
     anchors: tuple[str, ...]
+    subject: tuple[str, ...] = ()
 
     @property
     def head(self) -> str:
@@ -131,6 +134,11 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 
 @lru_cache(maxsize=262144)
 def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
+    folded = fold(body).lower()
+    if folded.isascii():  # the clause reader decides where it finds a retracting verb
+        read = read_retraction(folded)
+        if read is not None:
+            return _read_transition(read, vocabulary)
     text = " " + normalize_claim(body) + " "
     pattern, backward_set, first_words = _trigger_pattern(vocabulary)
     if first_words.isdisjoint(text.split(" ")):
@@ -147,6 +155,20 @@ def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     if not phrase:
         return None
     return Transition(trigger, tuple(phrase))
+
+
+def _read_transition(read: Read, vocabulary: Vocabulary) -> Transition | None:
+    """The noun phrase a clause's retracting verb retracts (clauses.read_retraction)."""
+    if read.trigger is None:
+        return None  # denied, planned or asked: nothing is retracted
+    words = [w for token in read.words for w in normalize_claim(token).split() or [token]]
+    if read.backward:
+        phrase = _noun_phrase(words[::-1], read.trigger, vocabulary)[::-1]
+    else:
+        phrase = _noun_phrase(words, read.trigger, vocabulary)
+    subject = tuple(w for token in read.subject for w in normalize_claim(token).split()
+                    if w not in STOPWORDS and not w[0].isdigit())
+    return Transition(read.trigger, tuple(phrase), subject) if phrase else None
 
 
 @lru_cache(maxsize=8)

@@ -70,7 +70,9 @@ STATUS_VERBS: Mapping[str, float] = MappingProxyType({
 # Tokens too generic to anchor a retraction on their own.
 GENERIC_TOKENS = frozenset(
     """project service system data team cluster server database db app application tool store
-    company job work stack backend frontend api team org platform thing stuff setup config""".split()
+    company job work stack backend frontend api team org platform thing stuff setup config
+    instance instances integration deployment version approach solution implementation library
+    package module""".split()
 )
 
 NEGATIONS = ("not ", "never ", "n't ", "no longer", "isn't", "doesn't", "don't")

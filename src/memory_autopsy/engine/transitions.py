@@ -15,7 +15,7 @@ from memory_autopsy.cues import RETRACTS
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import normalize_claim
+from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
@@ -119,7 +119,7 @@ def _matches(
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
             continue
         match = _match(fact, words, by_head, pairs)
-        if match is not None and _asserts(ctx, fact, body, match[1]):
+        if match is not None and _asserts(ctx, fact, body, match[1]) and _same_subject(body, match):
             yield (fact, *match)
 
 
@@ -201,6 +201,24 @@ def _asserts(ctx: Context, fact: Fact, body: list[str], anchor: str) -> bool:
         if word in _COPULAS:
             return any(w in body[:index] for w in words)
     return False
+
+
+def _same_subject(body: list[str], match: tuple[Retraction, str]) -> bool:
+    """Whether the retraction may be about the fact's own subject: a clause that names what
+    left ("the billing service moved off Redis") retracts nothing of a fact whose own subject
+    shares no word with it ("the job queue uses Redis"). A fact or a clause naming no subject
+    ("uses Redis", "we moved off Redis") may be about anything."""
+    subject = {stem(w) for w in match[0][1].subject}
+    if not subject:
+        return True
+    anchor = set(match[1].split())
+    own = [w for w in body[: next((i for i, w in enumerate(body) if w in anchor), len(body))]
+           if w not in STOPWORDS and w not in _COPULAS and w not in _SUBJECTLESS and not w[0].isdigit()]
+    return not own or not subject.isdisjoint(stem(w) for w in own)
+
+
+# The first words of a fact that are its verb, not its subject ("uses Redis", "now runs on X").
+_SUBJECTLESS = frozenset("use uses using now currently still runs run relies depends on".split())
 
 
 def _spellings(ctx: Context, needed: set[str]) -> set[str]:

@@ -466,7 +466,8 @@ def write_entry(target: Path, value: Any) -> bool:
 
 PACKAGE = Path(__file__).resolve().parent.parent
 # What decides a parse result: the readers, and the modules they read claims with.
-READER_MODULES = ("ingest", "dates.py", "normalize.py", "claims.py", "vocabulary.py", "model.py", "cues.py")
+READER_MODULES = ("ingest", "dates.py", "normalize.py", "claims.py", "clauses.py", "vocabulary.py", "model.py",
+                  "cues.py")
 
 
 @lru_cache(maxsize=1)

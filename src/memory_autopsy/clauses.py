@@ -1,0 +1,192 @@
+"""Reading a retraction out of one clause: which verb retracts, in which voice, and what.
+
+A note retracts a thing whatever its phrasing: "moved off X to Y", "migrated the queue off X",
+"stopped using X", "no longer relies on X", "X was replaced by Y", "X got swapped out for Y",
+"X is no longer used". The reader walks the clause's words once: a retracting verb (any of
+its forms, from the families below), the voice it stands in (a form of "be" or "get" before a
+participle: the thing retracted stands before it), the particle a motion verb needs ("off",
+"from", "away from", "out of", after an optional object of its own: "moved the queue off X"),
+and what qualifies the clause: a negation ("did not replace X") or a plan, a wish or a question
+("plan to move off X", "should we drop X?") retracts nothing. A clause with no retracting verb
+is not decided here (the vocabulary's own trigger words then read it, `claims.find_transition`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# Verbs whose object is what they retract, by every form people write. Data, not templates.
+_RETRACTING = {
+    "replace": "replace replaces replaced replacing",
+    "retire": "retire retires retired retiring",
+    "sunset": "sunset sunsets sunsetted sunsetting",
+    "deprecate": "deprecate deprecates deprecated deprecating",
+    "decommission": "decommission decommissions decommissioned decommissioning",
+    "drop": "drop drops dropped dropping",
+    "remove": "remove removes removed removing",
+    "abandon": "abandon abandons abandoned abandoning",
+    "ditch": "ditch ditches ditched ditching",
+    "leave": "leave leaves left leaving",
+    "quit": "quit quits quitting",
+    "swap": "swap swaps swapped swapping",
+    "scrap": "scrap scraps scrapped scrapping",
+    "rip": "rip rips ripped ripping",
+    "supersede": "supersede supersedes superseded superseding",
+    "phase": "phase phases phased phasing",  # with "out" only
+    "shut": "shut shuts shutting",  # with "down" only
+}
+_NEEDS_PARTICLE = {"phase": "out", "shut": "down"}
+# Verbs that retract only with a particle of leaving: "moved off X", "switched the queue from X".
+_MOTION = {
+    "move": "move moves moved moving",
+    "migrate": "migrate migrates migrated migrating",
+    "switch": "switch switches switched switching",
+    "shift": "shift shifts shifted shifting",
+    "transition": "transition transitions transitioned transitioning",
+    "port": "port ports ported porting",
+}
+_PARTICLES = (("away", "from"), ("out", "of"), ("off",), ("from",))
+# "stopped using X", "no longer relies on X": the verb that follows, and its preposition.
+_STOPPING = frozenset("stop stops stopped stopping cease ceased".split())
+_USING = frozenset("""use uses used using rely relies relied relying depend depends depended depending
+    run runs ran running need needs needed needing""".split())
+_BE = frozenset("is are was were be been being got gets get has have had".split())
+# Before the verb in its clause: the retraction is denied, planned, wished or asked.
+_NOT_DONE = frozenset("""not never no t didn don doesn won wouldn shouldn isn wasn aren weren hasn haven
+    plan plans planning planned going want wants wanted will would should could might may must
+    need needs consider considers considering considered evaluate evaluating propose proposes
+    proposed proposal maybe perhaps possibly if whether unless until next todo tbd try tries
+    trying tried attempt attempts attempting attempted start starts started starting begin
+    begins began beginning begun""".split())
+_CLAUSE_BREAKS = frozenset(". ! , ; : ( ) and but because since while although though so then".split())
+# A word (dots only inside it: "7.2", "next.js"), or a mark that ends or splits a clause.
+_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_+#-]|\.(?=[a-z0-9]))*|[.!,;:?()]")
+_FORMS = {form: lemma for lemma, forms in {**_RETRACTING, **_MOTION}.items() for form in forms.split()}
+
+
+class Read(NamedTuple):
+    """What the reader decided: `trigger` and `tokens` of the object (before or after it), or
+    `trigger` None for a clause whose retracting verb is denied, planned or asked. `subject`:
+    what the clause says did the leaving ("the billing service moved off X", "moved the queue
+    off X"), when it names one; empty for "we", "I", a bare verb or the passive."""
+
+    trigger: str | None
+    words: tuple[str, ...]
+    backward: bool
+    subject: tuple[str, ...] = ()
+
+
+def tokens(folded: str) -> list[str]:
+    return _TOKEN.findall(folded)
+
+
+def read_retraction(folded: str) -> Read | None:
+    """The first retraction of an ASCII clause, lower-cased: None when it holds no retracting
+    verb (undecided), a Read whose trigger is None when its verb retracts nothing."""
+    words = tokens(folded)
+    question = "?" in words
+    for at, word in enumerate(words):
+        found = _at(words, at, word)
+        if found is None:
+            continue
+        trigger, start, end, backward = found
+        # "is being replaced": under way, not done
+        if question or _qualified(words, start) or "being" in words[start:end]:
+            return Read(None, (), backward)
+        if backward:
+            return Read(trigger, tuple(_before(words, start)), True)
+        subject = _before(words, start) + _moved(words, at, end)
+        return Read(trigger, tuple(words[end:]), False, tuple(w for w in subject if w not in _NOT_SUBJECT))
+    return None
+
+
+# Words of a clause's subject that name no thing: pronouns, articles, adverbs of time.
+_NOT_SUBJECT = frozenset("""we i you they he she it our my their its the a an this that these those team
+    also then finally now today recently already have has had""".split())
+
+
+def _moved(words: list[str], at: int, end: int) -> list[str]:
+    """The object of a motion verb before its particle: "moved the queue off X" moved the queue."""
+    if _FORMS.get(words[at]) not in _MOTION:
+        return []
+    return [w for w in words[at + 1 : end] if w not in ("off", "from", "away", "out", "of")]
+
+
+def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | None:
+    """(trigger, first and past-last index of the verb group, backward) for a retracting verb
+    group starting at `at`."""
+    if word == "no" and words[at + 1 : at + 2] == ["longer"]:
+        return _no_longer(words, at)
+    if word in _STOPPING and words[at + 1 : at + 2] and words[at + 1] in _USING:
+        end = at + 2 + (words[at + 2 : at + 3] in (["on"], ["in"]))
+        return f"{word} {words[at + 1]}", at, end, False
+    if word in ("got", "get", "gets", "getting") and words[at + 1 : at + 3] == ["rid", "of"]:
+        return "got rid of", at, at + 3, False
+    lemma = _FORMS.get(word)
+    if lemma is None:
+        return None
+    if lemma in _NEEDS_PARTICLE and words[at + 1 : at + 2] != [_NEEDS_PARTICLE[lemma]]:
+        return None  # "phased rollout", "shut the door"
+    passive = _passive(words, at)
+    if lemma in _MOTION:
+        particle = _particle(words, at + 1)
+        if particle is None:
+            return None  # "moved to Y" states where it is now
+        return f"{word} {' '.join(words[particle[0]:particle[1]])}", at, particle[1], False
+    end = at + 1 + (words[at + 1 : at + 2] in (["out"], ["down"]))
+    if passive is not None or words[end : end + 1] == ["by"]:  # "X (was) replaced by Y"
+        return f"was {word}", at if passive is None else passive, end, True
+    return word, at, end, False
+
+
+def _no_longer(words: list[str], at: int) -> tuple[str, int, int, bool]:
+    """"no longer uses X" (the object after the verb), "X is no longer used" (before)."""
+    start = at - 1 if at and words[at - 1] in _BE else at
+    after = words[at + 2 : at + 3]
+    if start < at or (after and after[0] in ("used", "needed", "supported", "in")):
+        return "no longer", start, at + 2, True
+    end = at + 2 + bool(after and after[0] in _USING)
+    end += words[end : end + 1] in (["on"], ["in"])
+    return "no longer", at, end, False
+
+
+def _passive(words: list[str], at: int) -> int | None:
+    """Where the passive group starts ("was", "has been", "got") before a participle, or None."""
+    back = at - 1
+    while back >= 0 and words[back] in ("then", "also", "finally", "since", "now", "just", "fully"):
+        back -= 1
+    if back < 0 or words[back] not in _BE:
+        return None
+    while back > 0 and words[back - 1] in _BE:
+        back -= 1
+    return back
+
+
+def _particle(words: list[str], start: int) -> tuple[int, int] | None:
+    """The particle of leaving within a few words after a motion verb (its own object between)."""
+    for at in range(start, min(start + 5, len(words))):
+        if words[at] in _CLAUSE_BREAKS or words[at] == "to":
+            return None
+        for particle in _PARTICLES:
+            if tuple(words[at : at + len(particle)]) == particle:
+                return at, at + len(particle)
+    return None
+
+
+def _qualified(words: list[str], start: int) -> bool:
+    """A negation, plan, wish or condition in the clause before the verb group."""
+    at = start - 1
+    while at >= 0 and words[at] not in _CLAUSE_BREAKS:
+        if words[at] in _NOT_DONE:
+            return True
+        at -= 1
+    return False
+
+
+def _before(words: list[str], start: int) -> list[str]:
+    """The clause's words before the verb group, nearest last."""
+    at = start
+    while at > 0 and words[at - 1] not in _CLAUSE_BREAKS:
+        at -= 1
+    return words[at:start]

@@ -1,0 +1,50 @@
+"""Issue 44, item 5: the transition matrix. Every retraction pair of tests/transition_matrix.py
+(verb families x voice x object shapes x dated bullets, dated headings and JSONL) flags the
+older state; every look-alike (another thing retracted, a plan, a question, a negation, another
+subject) stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_autopsy.pipeline import lint
+from transition_matrix import Case, cases
+
+FLAGGING = frozenset({"contradicted_explicit", "contradicted_implicit", "stale"})
+QUIET = frozenset({"unsourced"})  # about provenance, not the pair
+
+
+def scanned(case: Case, folder: Path) -> tuple[bool, list[str]]:
+    """Whether the older state is flagged, and every finding but the quiet ones."""
+    path = folder / case.file
+    path.write_text(case.text, encoding="utf-8")
+    try:
+        report = lint([str(path)])
+    finally:
+        path.unlink()
+    hit = any(f.rule in FLAGGING and f.line == case.old_line for f in report.findings)
+    return hit, [f"{f.rule}:{f.line}" for f in report.findings if f.rule not in QUIET]
+
+
+def test_the_matrix_is_large_and_balanced() -> None:
+    found = list(cases())
+    assert sum(c.expect for c in found) >= 500
+    assert {c.shape for c in found} == {"bullets", "headings", "jsonl"}
+    assert sum(not c.expect for c in found) >= 90
+
+
+def test_retractions_are_flagged_and_look_alikes_stay_silent(tmp_path: Path) -> None:
+    missed: list[str] = []
+    alarms: list[str] = []
+    flagged = total = 0
+    for case in cases():
+        hit, found = scanned(case, tmp_path)
+        if case.expect:
+            total += 1
+            flagged += hit
+            if not hit:
+                missed.append(case.name)
+        elif found:
+            alarms.append(f"{case.name}: {found}")
+    assert not alarms, alarms[:20]
+    assert flagged / total >= 0.95, (flagged, total, missed[:30])

@@ -1,0 +1,107 @@
+"""The transition matrix: an older state and a newer note that retracts it, in the phrasings
+people write (verb families x voice x object shapes x input shapes), and look-alikes that must
+stay silent (another thing retracted, a plan, a question, a negation, another subject).
+
+Data only: tests/test_transition_matrix.py scans each case and scores it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import NamedTuple
+
+# (old tool, the subject that uses it, the new tool)
+TOOLS = (("Redis", "The job queue", "pg-boss"), ("RabbitMQ", "The event bus", "NATS"))
+OLD_DATE, NEW_DATE = "2024-03-01", "2025-02-10"
+
+# {x}: the retracted object as written, {y}: the new one, {s}: the subject, {q}: the subject as
+# a verb's object ("moved the job queue off X")
+ACTIVE = (
+    "moved off {x} to {y}", "moved {q} off {x} to {y}", "migrated off {x} to {y}",
+    "migrated {q} off {x} to {y}", "migrated from {x} to {y}", "switched from {x} to {y}",
+    "switched {q} from {x} to {y}", "stopped using {x}", "dropped {x} in favour of {y}",
+    "dropped {x} in favor of {y}", "replaced {x} with {y}", "sunset {x}", "retired {x}",
+    "left {x} for {y}", "ditched {x} for {y}", "phased out {x}", "removed {x}", "deprecated {x}",
+    "decommissioned {x}", "swapped {x} for {y}", "swapped out {x} for {y}", "got rid of {x}",
+    "abandoned {x}", "moved away from {x} to {y}", "transitioned from {x} to {y}",
+)
+SUBJECTS = ("We {v}", "{s} {v}")
+SUBJECT_ONLY = ("{s} no longer uses {x}", "{s} no longer relies on {x}", "{s} stopped relying on {x}")
+PASSIVE = (
+    "{x} was replaced by {y}", "{x} has been replaced with {y}", "{x} was retired",
+    "{x} was sunset", "{x} was dropped in favour of {y}", "{x} is deprecated", "{x} was removed",
+    "{x} has been phased out", "{x} is no longer used", "{x} was decommissioned",
+    "{x} got replaced with {y}", "{x} was swapped out for {y}",
+)
+# How the retracted object is written in the newer note, and what follows the note
+OBJECTS = (("{x}", ""), ("the {x} instance", ""), ("{x}", ", because it kept losing jobs"))
+
+# Look-alikes: the older state stands; nothing may be flagged.
+SILENT = (
+    "We moved off Memcached to {x}", "We replaced Memcached with {x}", "We switched from Memcached to {x}",
+    "We plan to move off {x} to {y}", "We are considering replacing {x} with {y}",
+    "We might migrate off {x} later", "We should stop using {x} eventually",
+    "Should we move off {x} to {y}?", "Do we still need {x}?",
+    "We did not move off {x}", "We never replaced {x}", "{x} was not replaced",
+    "The search index moved off Elasticsearch to {y}", "The billing service moved off {x} to {y}",
+    "The metrics pipeline stopped using {x}", "The old worker was replaced by {y}",
+    "We evaluated {y} and kept {x}", "{x} was upgraded to the latest release",
+)
+
+
+class Case(NamedTuple):
+    name: str  # what the case is, for a failure message
+    shape: str  # "bullets", "headings" or "jsonl"
+    file: str
+    text: str
+    old_line: int  # the line of the older state (what must be flagged)
+    expect: bool  # flagged (a retraction) or silent (a look-alike)
+
+
+def newer_notes() -> Iterator[tuple[str, str, bool]]:
+    """(name, newer note, whether it retracts the older state) for each tool pair."""
+    for x, s, y in TOOLS:
+        for obj, tail in OBJECTS:
+            shown = obj.format(x=x)
+            for verb in ACTIVE:
+                for subject in SUBJECTS:
+                    note = subject.format(v=verb.format(x=shown, y=y, q=s.lower()), s=s) + tail
+                    yield f"{verb}|{subject}|{obj}{tail}", note, True
+            for form in SUBJECT_ONLY + PASSIVE:
+                note = form.format(x=shown, y=y, s=s) + tail
+                yield f"{form}|{obj}{tail}", note[0].upper() + note[1:], True
+        for form in SILENT:
+            yield f"silent: {form}", form.format(x=x, y=y), False
+
+
+def _bullets(state: str, note: str) -> tuple[str, int]:
+    return f"# Notes\n\n- {OLD_DATE}: {state}.\n- {NEW_DATE}: {note}.\n", 3
+
+
+def _headings(state: str, note: str) -> tuple[str, int]:
+    return f"# Notes\n\n## {OLD_DATE}\n\n- {state}.\n\n## {NEW_DATE}\n\n- {note}.\n", 5
+
+
+def _jsonl(state: str, note: str, entity: str) -> tuple[str, int]:
+    rows = [{"entity": entity, "claim": state, "observed_at": OLD_DATE},
+            {"entity": entity, "claim": note, "observed_at": NEW_DATE}]
+    return "".join(json.dumps(r) + "\n" for r in rows), 1
+
+
+def cases() -> Iterator[Case]:
+    for x, s, y in TOOLS:
+        state = f"{s} uses {x}"
+        entity = s.removeprefix("The ").lower()
+        for name, note, expect in newer_notes():
+            if x not in note and not name.startswith("silent"):
+                continue  # another tool pair's note
+            if name.startswith("silent") and x not in note and y not in note:
+                continue
+            for shape in ("bullets", "headings", "jsonl"):
+                if shape == "jsonl":
+                    text, line = _jsonl(state, note, entity)
+                    file = "memory.jsonl"
+                else:
+                    text, line = (_bullets if shape == "bullets" else _headings)(state, note)
+                    file = "notes.md"
+                yield Case(f"{shape}: {name} ({x})", shape, file, text, line, expect)
