@@ -11,7 +11,6 @@ from conftest import ROOT
 
 EVAL = ROOT / "eval"
 GATE = EVAL / "real" / "gate.json"
-MIN_DATED_SHARE = 0.80
 
 
 def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -32,17 +31,22 @@ def test_labels_are_valid() -> None:
 
 
 def test_real_eval_holds_the_gate() -> None:
+    """Each part holds its floor; the test part's misses are never listed (nothing to tune to)."""
     gate = json.loads(GATE.read_text(encoding="utf-8"))
     res = run_json("run_real.py")
     assert res["scan_failures"] == []
-    assert res["precision"] is not None and res["precision"] >= gate["min_precision"], res["precision"]
-    assert res["recall"] is not None and res["recall"] >= gate["min_recall"], res["recall"]
+    for part in ("dev", "test"):
+        got, floor = res["parts"][part], gate[part]
+        assert got["precision"] is not None and got["precision"] >= floor["min_precision"], (part, got["precision"])
+        assert got["recall"] is not None and got["recall"] >= floor["min_recall"], (part, got["recall"])
+    assert res["parts"]["test"]["false_alarms"] == [] and res["parts"]["test"]["missed"] == []
     assert res["unsourced_avg"] <= gate["max_unsourced"], res["unsourced_avg"]
-    assert res["clean_files_failing"] == [], res["clean_files_failing"]  # no labelled problem, no failure
+    assert len(res["clean_files_failing"]) <= gate["max_clean_files_failing"], res["clean_files_failing"]
 
 
 def test_dated_logs_are_read_with_their_dates() -> None:
+    gate = json.loads(GATE.read_text(encoding="utf-8"))
     res = run_json("reading.py")
     assert res["load_failures"] == []
     share = res["weighted_share"]
-    assert share is not None and share >= MIN_DATED_SHARE, share
+    assert share is not None and share >= gate["min_dated_share"], share
