@@ -117,14 +117,20 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
-def pull_request_repo(repo: Path, base: dict[str, str], change: dict[str, str]) -> str:
-    """A git repository with a base commit and a pull-request commit; returns the base SHA."""
+def committed_repo(repo: Path, files: dict[str, str]) -> Path:
+    """A new git repository at `repo` whose one commit holds `files`."""
     repo.mkdir()
     git(repo, "init", "-q")
-    for name, text in base.items():
+    for name, text in files.items():
         write(repo / name, text)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo
+
+
+def pull_request_repo(repo: Path, base: dict[str, str], change: dict[str, str]) -> str:
+    """A git repository with a base commit and a pull-request commit; returns the base SHA."""
+    committed_repo(repo, base)
     sha = git(repo, "rev-parse", "HEAD").strip()
     for name, text in change.items():
         write(repo / name, text)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SRC, git, run_cli, run_process, write
+from conftest import SRC, committed_repo, git, run_cli, run_process, write
 from memory_autopsy.ci.baseline import FORMAT_VERSION, SCHEME
 from memory_autopsy.escaping import inert, one_line
 
@@ -84,14 +84,7 @@ def own_commands_only(out: str) -> list[tuple[str, str]]:
 
 
 def repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    for name, text in files.items():
-        write(root / name, text)
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
-    return root
+    return committed_repo(tmp_path / "repo", files)
 
 
 @pytest.fixture(autouse=True)

@@ -134,7 +134,7 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 
 @lru_cache(maxsize=262144)
 def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
-    folded = fold(body).lower()
+    folded = fold(body)
     if folded.isascii():  # the clause reader decides where it finds a retracting verb
         read = read_retraction(folded)
         if read is not None:

@@ -72,9 +72,8 @@ def read_table(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except RecursionError:  # the TOML parser recurses once per level of nesting
         raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise ConfigError(f"{path}: {reason if reason.startswith(('unreadable', 'file too')) else 'unreadable: ' + reason}") from None
+    except OSError as error:  # its strerror says it whole (read_inside)
+        raise ConfigError(f"{path}: {error.strerror or f'unreadable: {error}'}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: unreadable: {error}") from None
     if path.name != PYPROJECT:

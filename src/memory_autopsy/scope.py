@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memory_autopsy.ci.changed import GitError, from_root, git, git_started, in_work_tree, norm, repo_root
 from memory_autopsy.errors import UsageError
+from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.ingest.dialects import (
     DEFAULT_SCOPE,
     KNOWN_NAMES,
@@ -151,9 +152,7 @@ def named_files(paths: Sequence[str], settings: Settings, root: Path) -> list[st
 def _stays_inside(link: str, root: Path) -> bool:
     """Whether a link named leads into the scope root or the working directory (where the
     reader may read), told from its real path alone."""
-    where = os.path.realpath(link)
-    return any(where == top or where.startswith(os.path.join(top, ""))
-               for top in (os.path.realpath(root), os.path.realpath(os.getcwd())))
+    return Roots.of([str(root)]).inside(link)
 
 
 def check_named_file(path: str) -> None:

@@ -114,8 +114,10 @@ def pull_request_base(event_path: str | None) -> str | None:
 
 def describe(moved: Change) -> str:
     """One sentence on how the change under review altered the baseline, for people."""
-    entries = _count(len(moved.added), "entry", "entries")
-    accepted = _count(sum(e.count for e in moved.added), "finding", "findings")
+    from memory_autopsy.formatters.text import plural
+
+    entries = plural(len(moved.added), "entry", "entries")
+    accepted = plural(sum(e.count for e in moved.added), "finding")
     since = moved.base[:12]
     if moved.state == "added":
         return f"{moved.path}: the baseline is new in this change (none at {since}): {entries} accept {accepted}"
@@ -124,10 +126,6 @@ def describe(moved: Change) -> str:
                 f"fingerprints): all {entries} count as added ({accepted})")
     return (f"{moved.path}: this change adds {entries} ({accepted} accepted) and drops "
             f"{moved.removed} since {since}")
-
-
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
 
 
 def report_root(config_file: Path | None) -> str:

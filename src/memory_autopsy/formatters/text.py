@@ -98,8 +98,9 @@ def location_text(path: str, line: int, obs: int = -1) -> str:
 _HEDGED = frozenset({"likely_conflict", "contradicted_implicit", "near_duplicate", "unresolved_alias"})
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """"1 finding", "2 findings"; `many` for a noun whose plural is not noun + s ("entries")."""
+    return f"{count} {noun}" if count == 1 else f"{count} {many or noun + 's'}"
 
 
 def summary(report: Report) -> str:

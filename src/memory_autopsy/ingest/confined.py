@@ -18,6 +18,7 @@ import stat
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 _NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 # O_NONBLOCK: a FIFO (or a device) swapped in must not hang the open; it is then refused as not
@@ -116,8 +117,9 @@ def read_inside(path: str, roots: Roots, limit: int, *, truncate: bool = False) 
     """The bytes of one file inside the roots, from a single open that follows no link.
 
     LeadsOutside when the file leads outside the roots or a link appeared on the way since the
-    check; OSError (its strerror the reason to show) when it cannot be read, is not a regular
-    file, or holds more than `limit` bytes (EFBIG; with `truncate`, its first `limit` bytes)."""
+    check; OSError, its strerror the whole reason to show ("unreadable: …", "not a regular
+    file", "file too large …"), when it cannot be read, is not a regular file, or holds more
+    than `limit` bytes (EFBIG; with `truncate`, its first `limit` bytes)."""
     where = real(path)
     root = roots.root_of(where)
     if root is None:
@@ -135,16 +137,24 @@ def read_inside(path: str, roots: Roots, limit: int, *, truncate: bool = False) 
         status = os.fstat(handle.fileno())
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        # read(n) allocates n bytes up front: ask for the file's size, and read on to the bound
-        # only when it grew since
-        wanted = min(status.st_size, limit) + 1
-        data = handle.read(wanted)
-        if len(data) == wanted <= limit:
-            data += handle.read(limit + 1 - wanted)
+        try:
+            data = _read_bounded(handle, status.st_size, limit)
+        except OSError as error:
+            raise OSError(error.errno, f"unreadable: {error.strerror or error}") from None
     if len(data) > limit:
         if truncate:
             return data[:limit]
         raise OSError(errno.EFBIG, f"file too large (over {limit} bytes)")
+    return data
+
+
+def _read_bounded(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes. read(n) allocates n bytes up front: ask for the file's size, and
+    read on to the bound only when it grew since."""
+    wanted = min(size, limit) + 1
+    data = handle.read(wanted)
+    if len(data) == wanted <= limit:
+        data += handle.read(limit + 1 - wanted)
     return data
 
 

@@ -98,10 +98,8 @@ def read_sources(files: Sequence[str], roots: Roots | None = None) -> tuple[list
             sources.append(Source(name, read_inside(name, roots, MAX_BYTES)))
         except LeadsOutside:
             problems.append(Problem(name, 1, OUTSIDE))
-        except OSError as error:
-            reason = error.strerror or str(error)
-            problems.append(Problem(name, 1, reason if reason.startswith(("unreadable", "file too large"))
-                                    else f"unreadable: {reason}"))
+        except OSError as error:  # its strerror says it whole (read_inside)
+            problems.append(Problem(name, 1, error.strerror or f"unreadable: {error}"))
     return sources, problems
 
 
