@@ -39,9 +39,23 @@ def test_real_eval_holds_the_gate() -> None:
         got, floor = res["parts"][part], gate[part]
         assert got["precision"] is not None and got["precision"] >= floor["min_precision"], (part, got["precision"])
         assert got["recall"] is not None and got["recall"] >= floor["min_recall"], (part, got["recall"])
-    assert res["parts"]["test"]["false_alarms"] == [] and res["parts"]["test"]["missed"] == []
     assert res["unsourced_avg"] <= gate["max_unsourced"], res["unsourced_avg"]
-    assert len(res["clean_files_failing"]) <= gate["max_clean_files_failing"], res["clean_files_failing"]
+    assert res["clean_files_failing_count"] <= gate["max_clean_files_failing"], res["clean_files_failing"]
+
+
+def test_the_test_part_is_never_itemised() -> None:
+    """No rule table, false alarm, miss, label id or file name of the test part, in the part or
+    in the whole run's lists: its figures alone are reported, so nothing can be tuned to it."""
+    res = run_json("run_real.py")
+    test = res["parts"]["test"]
+    for key in ("rules", "kinds", "false_alarms", "missed", "not_problems_reported", "clean_files_failing"):
+        assert test[key] == [], key
+    split = json.loads((GATE.parent / "split.json").read_text(encoding="utf-8"))
+    hidden = tuple(f"{folder}/" for folder in split["test"])
+    listed = [item["path"] for key in ("false_alarms", "missed") for item in res[key]]
+    listed += res["clean_files_failing"] + [i for i in res["not_problems_reported"] if i.startswith(hidden)]
+    assert not [p for p in listed if p.startswith(hidden)], listed
+    assert res["failing"] > res["parts"]["dev"]["failing"]  # the figures still cover both parts
 
 
 def test_dated_logs_are_read_with_their_dates() -> None:
