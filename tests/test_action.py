@@ -22,7 +22,7 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache",
                                      ".mypy_cache", ".ruff_cache", "build", "dist", ".cache")
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
-NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+NEW = "- billing-store: uses PostgreSQL 16 (2026-06-02) (source: infra)\n"
 LEGACY = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)\n" * 2
 
 
@@ -119,7 +119,7 @@ def test_action_steps_under_a_simulated_runner(tmp_path: Path, monkeypatch: pyte
     install, run = steps["Install memory-autopsy"], steps["run"]
     assert install.returncode == 0, install.stdout + install.stderr
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "::error file=memory/old.md,line=1,title=memory-autopsy contradicted_implicit::" in run.stdout
+    assert "::warning file=memory/old.md,line=1,title=memory-autopsy stale::" in run.stdout
     outputs = (runner / "output-run.txt").read_text(encoding="utf-8").splitlines()
     assert outputs == ["findings=1", "new-findings=1", "sarif-file=memory-autopsy.sarif"]
     summary = (runner / "summary.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from conftest import run_cli, write
 
 BASE = ".memory-autopsy-baseline.json"
 CONFLICT = ["- billing-store: uses PostgreSQL 14 (2026-01-05)",
-            "- billing-store: uses MySQL 8 (2026-06-02)"]
+            "- billing-store: uses PostgreSQL 16 (2026-06-02)"]
 DUP = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)"
 OTHER_DUP = "- search: uses Elasticsearch 8 (2026-01-01) (source: ops)"
 
@@ -63,11 +63,11 @@ def test_moves_reformatting_and_unrelated_facts_stay_unchanged(accepted: Path) -
 
 
 def test_a_new_problem_is_new_and_fails(accepted: Path) -> None:
-    memory(accepted, *CONFLICT, DUP, DUP, "- dns: runs on Route53 (2026-01-01)",
-           "- dns: runs on Cloudflare (2026-05-01)")
+    memory(accepted, *CONFLICT, DUP, DUP, "- dns: uses CoreDNS 1.10 (2026-01-01)",
+           "- dns: uses CoreDNS 1.11 (2026-05-01)")
     code, data = scan(accepted, "m.md", "--baseline", BASE)
     assert code == 1
-    assert marks(data) == [("contradicted_implicit", "new")]
+    assert marks(data) == [("stale", "new")]
     assert data["findings"][0]["line"] == 5  # type: ignore[index]
 
 
@@ -94,9 +94,9 @@ def test_fixed_entries_are_reported_and_pruned(accepted: Path) -> None:
     assert "1 baselined finding(s) gone" in text
     memory(accepted, *CONFLICT, "- dns: runs on Route53 (2026-01-01)", "- dns: runs on Route53 (2026-01-01)")
     pruned = baseline(accepted, "m.md", "--prune-only")
-    assert [e["rule"] for e in pruned["entries"]] == ["contradicted_implicit"]  # type: ignore[index]
+    assert [e["rule"] for e in pruned["entries"]] == ["stale"]  # type: ignore[index]
     updated = baseline(accepted, "m.md")
-    assert sorted(e["rule"] for e in updated["entries"]) == ["contradicted_implicit", "duplicate"]  # type: ignore[attr-defined]
+    assert sorted(e["rule"] for e in updated["entries"]) == ["duplicate", "stale"]  # type: ignore[attr-defined]
 
 
 def test_file_is_sorted_versioned_and_stable(accepted: Path) -> None:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 BASE = ".memory-autopsy-baseline.json"
 PG = "- billing-store: uses PostgreSQL 14 ({day}) (source: infra)"
-MY = "- billing-store: uses MySQL 8 ({day}) (source: infra)"
+MY = "- billing-store: uses PostgreSQL 16 ({day}) (source: infra)"
 EARLY, LATE = "2024-01-01", "2025-01-01"
 # Two copies with different dates: which is flagged is the later line, not a verdict
 COPY = "- cache-tier: uses redis 7 ({day}) (source: ops)"
@@ -82,7 +82,7 @@ def test_a_reversed_verdict_is_a_new_finding(github: Path, monkeypatch: pytest.M
     result = run_cli("ci", "--format", "json", cwd=github)
     assert result.code == 1, result.err
     findings = json.loads(result.out)["findings"]
-    assert [(f["rule"], f["baseline"]) for f in findings] == [("contradicted_implicit", "new")]
+    assert [(f["rule"], f["baseline"]) for f in findings] == [("stale", "new")]
     assert outputs(github)["new-findings"] == "1"
 
 
@@ -95,7 +95,7 @@ def test_moved_lines_keep_their_fingerprints(github: Path, monkeypatch: pytest.M
     result = run_cli("ci", "--format", "json", "--include-baselined", cwd=github)
     assert result.code == 0, result.out
     marks = sorted((f["rule"], f["baseline"]) for f in json.loads(result.out)["findings"])
-    assert marks == [("contradicted_implicit", "unchanged"), ("duplicate", "unchanged")]
+    assert marks == [("duplicate", "unchanged"), ("stale", "unchanged")]
     assert outputs(github)["new-findings"] == "0"
 
 
@@ -108,7 +108,7 @@ def test_a_baseline_the_pull_request_adds_is_reported(github: Path,
     text = run_cli("ci", "--format", "text", cwd=github)
     assert text.code == 0, text.out  # the entry accepts the finding: the gate passes, and says why
     [fingerprint] = fingerprints(added)
-    assert BASE in text.out and fingerprint in text.out and "contradicted_implicit" in text.out
+    assert BASE in text.out and fingerprint in text.out and "stale" in text.out
     page = summary(github)
     assert "| 0 | 1 | 0 |" in page and fingerprint in page and BASE in page
 

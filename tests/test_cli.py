@@ -22,8 +22,9 @@ def test_json_contract() -> None:
     assert (data["tool"], data["version"], data["engine"], data["facts"]) == (
         "memory-autopsy", __version__, "heuristic", 15)
     assert data["counts"] == {"contradicted_explicit": 2, "contradicted_implicit": 3, "duplicate": 1, "unsourced": 1}
+    judged = {"contradicted_explicit", "contradicted_implicit", "near_duplicate", "stale", "status_conflict"}
     for finding in data["findings"]:
-        assert set(finding) == FINDING_KEYS
+        assert set(finding) == FINDING_KEYS | ({"judge"} if finding["rule"] in judged else set())
         assert all(set(r) == {"path", "line", "fact_id"} for r in finding["related"])
     keys = [(f["path"], f["line"], f["rule"]) for f in data["findings"]]
     assert keys == sorted(keys)

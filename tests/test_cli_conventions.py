@@ -236,17 +236,17 @@ def test_hook_leads_with_the_changed_side(tmp_path: Path) -> None:
     write(tmp_path / "old.md", "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "base")
-    write(tmp_path / "new.md", "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n")
+    write(tmp_path / "new.md", "- billing-store: uses PostgreSQL 16 (2026-06-02) (source: infra)\n")
     result = run_cli("hook", "new.md", cwd=tmp_path)
     first = result.out.splitlines()[0]
-    assert result.code == 1 and first.startswith("new.md:1: error contradicted_implicit MA202")
+    assert result.code == 1 and first.startswith("new.md:1: warning stale MA301")
     assert first.endswith("(flagged side: old.md:1)")
     assert "flagged fact" in result.err  # the hint: the ignore goes above the flagged side
     scan = run_cli("scan", "old.md", "new.md", cwd=tmp_path).out.splitlines()[0]
     assert scan.startswith("old.md:1:") and scan.endswith("(other side: new.md:1)")
     quiet = run_cli("hook", "new.md", "--quiet", "--exit-zero", cwd=tmp_path)
     assert quiet == (0, first + "\n", "")
-    assert run_cli("hook", "new.md", "--ignore", "MA2", cwd=tmp_path).code == 0
+    assert run_cli("hook", "new.md", "--ignore", "MA3", cwd=tmp_path).code == 0
     assert run_cli("hook", "new.md", "--select", "bogus", cwd=tmp_path).code == 2
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import git, run_cli, run_process
 
-STATE = b"- 2024-01-01 billing uses PostgreSQL 14\n- 2025-03-01 billing moved to MySQL 8\n"
+STATE = b"- 2024-01-01 billing uses PostgreSQL 14\n- 2025-03-01 billing uses PostgreSQL 16\n"
 ODD_MEMORY = b"memory-bank/\xff\xfenotes.md"
 ODD_OTHER = b"assets/\xe9t\xe9-\xff.txt"
 

@@ -15,7 +15,7 @@ from memory_autopsy.model import Finding, Report, Severity
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
-NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+NEW = "- billing-store: uses PostgreSQL 16 (2026-06-02) (source: infra)\n"
 LEGACY = "- cache-tier: uses <b>redis</b> | 7 [x](http://e.test) @team (2026-01-01) (source: ops)\n" * 2
 COMMAND = re.compile(r"^::(error|warning|notice) (file=[^:,]*,line=\d+,)?title=[^:,]*::[^\r\n]*$")
 
@@ -111,11 +111,11 @@ def test_ci_reports_the_pull_request_and_uploads_the_scope(pull_request: Path) -
     result = run_cli("ci", "--sarif-file", "out.sarif", cwd=pull_request)
     assert result.code == 1, result.err
     annotations = [line for line in commands_outside_fence(result.out) if COMMAND.match(line)]
-    assert [line.split(",")[0] for line in annotations] == ["::error file=memory/old.md"]
+    assert [line.split(",")[0] for line in annotations] == ["::warning file=memory/old.md"]
     assert outputs(pull_request) == {"findings": "1", "new-findings": "1", "sarif-file": "out.sarif"}
     assert ("duplicate", "memory/legacy.md") in sarif_rules(pull_request / "out.sarif")
     summary = (pull_request.parent / "summary.md").read_text(encoding="utf-8")
-    assert "| 1 | 0 | 0 |" in summary and "contradicted_implicit" in summary
+    assert "| 1 | 0 | 0 |" in summary and "stale" in summary
     assert "memory-autopsy baseline" in summary
 
 

@@ -15,7 +15,7 @@ from conftest import ROOT, SHARED, git, offline_wheels, run_process, write
 from memory_autopsy.ingest.cache import SUFFIX
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
-NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+NEW = "- billing-store: uses PostgreSQL 16 (2026-06-02) (source: infra)\n"
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache",
                                      ".mypy_cache", ".ruff_cache", "build", "dist", ".cache")
 
@@ -106,7 +106,7 @@ def test_try_repo_fails_on_a_contradiction_and_passes_once_baselined(tmp_path: P
 
     failed = try_repo()
     assert failed.returncode == 1, failed.stdout + failed.stderr
-    assert "contradicted_implicit" in failed.stdout and "old.md" in failed.stdout
+    assert "stale" in failed.stdout and "old.md" in failed.stdout
     assert run_process("baseline", cwd=project).code == 0
     git(project, "add", ".memory-autopsy-baseline.json")
     passed = try_repo()

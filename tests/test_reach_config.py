@@ -87,7 +87,7 @@ def test_a_larger_budget_brings_the_correction_in(folder: Path) -> None:
     rules = found(folder)
     assert "beyond_budget" not in [rule for rule, _, _ in rules]
     report = lint([str(folder)], load_settings(folder / "memory-autopsy.toml"))
-    (conflict,) = [f for f in report.findings if f.rule == "contradicted_implicit"]
+    (conflict,) = [f for f in report.findings if f.rule == "stale"]
     assert "never the correction" not in conflict.message  # the agent now reads both sides
     assert budget_row(folder)["outside"] == []
 

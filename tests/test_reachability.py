@@ -23,14 +23,14 @@ def test_claude_memory_example() -> None:
     assert found == {
         ("broken_link", "CLAUDE.md", 4),  # @docs/style.md does not exist
         ("broken_link", "memory/MEMORY.md", 5),  # the index links a renamed topic file
-        ("contradicted_implicit", "memory/MEMORY.md", 8),  # corrected only past the budget
+        ("stale", "memory/MEMORY.md", 8),  # corrected only past the budget
         ("beyond_budget", "memory/MEMORY.md", 201),
         ("unlinked_memory", "memory/project_ledger.md", 1),
     }
 
 
 def test_a_correction_the_agent_never_reads_is_an_error_that_says_so() -> None:
-    (conflict,) = [f for f in findings(str(EXAMPLES / "claude-memory")) if f["rule"] == "contradicted_implicit"]
+    (conflict,) = [f for f in findings(str(EXAMPLES / "claude-memory")) if f["rule"] == "stale"]
     assert conflict["severity"] == "error"
     assert "never the correction" in conflict["message"] and "past the load budget of MEMORY.md" in conflict["message"]
 

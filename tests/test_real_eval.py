@@ -37,8 +37,9 @@ def test_real_eval_holds_the_gate() -> None:
     assert res["scan_failures"] == []
     for part in ("dev", "test"):
         got, floor = res["parts"][part], gate[part]
-        assert got["precision"] is not None and got["precision"] >= floor["min_precision"], (part, got["precision"])
+        assert (got["precision"] or 0.0) >= floor["min_precision"], (part, got["precision"])
         assert got["recall"] is not None and got["recall"] >= floor["min_recall"], (part, got["recall"])
+        assert got["fp"] <= floor["max_false_alarms"], (part, got["fp"])
     assert res["unsourced_avg"] <= gate["max_unsourced"], res["unsourced_avg"]
     assert res["clean_files_failing_count"] <= gate["max_clean_files_failing"], res["clean_files_failing"]
 

@@ -24,7 +24,7 @@ from memory_autopsy import replay
 from memory_autopsy.ingest.cache import SUFFIX
 
 CONFLICT = ("- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n"
-            "- billing: uses MySQL 8 for the billing store (2026-03-01)\n")
+            "- billing: uses PostgreSQL 16 for the billing store (2026-03-01)\n")
 MARKER = "REPLAYED\n"
 
 
@@ -84,7 +84,7 @@ def test_no_cache_neither_replays_nor_records(store: Path) -> None:
 
 
 def _edit(cwd: Path) -> None:
-    (cwd / "memory" / "notes.md").write_text(CONFLICT.replace("MySQL 8", "MySQL 9"), encoding="utf-8")
+    (cwd / "memory" / "notes.md").write_text(CONFLICT.replace("PostgreSQL 16", "PostgreSQL 17"), encoding="utf-8")
 
 
 def _new_file(cwd: Path) -> None:
@@ -325,7 +325,7 @@ def _parse_cache_stamp(cwd: Path) -> list[int]:
 
 
 LINES = ["- billing: uses PostgreSQL 14 for the billing store (2026-01-05)\n",
-         "- billing: uses MySQL 8 for the billing store (2026-03-01)\n",
+         "- billing: uses PostgreSQL 16 for the billing store (2026-03-01)\n",
          "- cache-tier: uses redis 7 (2026-02-01)\n",
          "- cache-tier: uses redis 6 (2026-01-10)\n",
          "- search: uses Elasticsearch 8 (2026-01-02)\n"]

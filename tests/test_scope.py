@@ -20,7 +20,7 @@ from memory_autopsy.scope import default_scope
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 OLD = "- billing-store: uses PostgreSQL 14 (2026-01-05) (source: infra)\n"
-NEW = "- billing-store: uses MySQL 8 (2026-06-02) (source: infra)\n"
+NEW = "- billing-store: uses PostgreSQL 16 (2026-06-02) (source: infra)\n"
 CLEAN = "- dns: runs on Route53 (2026-02-01) (source: ops)\n"
 DUPLICATED = "- cache-tier: uses redis 7 (2026-01-01) (source: ops)\n" * 2
 MANIFEST = '{"name": "demo", "version": "1.0.0", "scripts": {"test": "pytest"}}\n'

@@ -96,6 +96,8 @@ def build_settings(checked: dict[str, Any], base: Path) -> Settings:
         changes["baseline"] = _relative(base, checked["baseline"])
     if "rules" in checked:
         changes["severities"] = MappingProxyType(dict(checked["rules"]))
+    if "stores" in checked:
+        changes["store_groups"] = checked["stores"]
     if "weights" in checked:
         changes["weights"] = MappingProxyType(dict(checked["weights"]))
     if "max-age-days" in checked.get("staleness", {}):

@@ -58,6 +58,13 @@ def text_list(value: Any) -> tuple[str, ...]:
     return tuple(text(item) for item in value)
 
 
+def store_groups(value: Any) -> tuple[tuple[str, ...], ...]:
+    """`[["memory-bank/**", "notes/**"]]`: each inner list of globs is compared as one store."""
+    if not isinstance(value, list) or not all(isinstance(group, list) and group for group in value):
+        raise BadValue(f"expected a list of non-empty lists of globs, {_got(value)}")
+    return tuple(text_list(group) for group in value)
+
+
 def text_map(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         raise BadValue(f"expected a table of strings, {_got(value)}")
@@ -286,6 +293,7 @@ TOP: dict[str, Check] = {
     "embed": section(EMBED),
     "weights": weights,
     "reachability": reachability,
+    "stores": store_groups,
 }
 SECTIONS = {"vocabulary": VOCABULARY, "staleness": STALENESS, "embed": EMBED}
 

@@ -54,6 +54,8 @@ class Settings:
     # Processes a large store may be read, derived and judged in (memory_autopsy.parallel): 1
     # keeps this process, 0 uses the CPUs (at most 4). The command line runs with 0 (`--jobs`).
     jobs: int = 1
+    # The rule file's `stores`: groups of globs whose files are compared as one store (engine.stores).
+    store_groups: tuple[tuple[str, ...], ...] = ()
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:
         """The configured severity, or None when the rule is off."""

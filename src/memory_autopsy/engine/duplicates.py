@@ -106,7 +106,7 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
                 "near_duplicate", fact,
                 f"near-duplicate of {other.path}:{other.line} {quote(other.claim)!r} "
                 f"(trigram similarity {score:.2f})",
-                related=[other], confidence=score, symmetric=True,
+                related=[other], confidence=score, symmetric=True, extra={"how": "letters"},
             )
         for key in keys:
             bucket = buckets.get(key)
@@ -164,7 +164,7 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
                 yield fact_finding(
                     "near_duplicate", unit.fact,
                     f"restates {other.where} {quote(other.claim)!r} in other words (shared words {score:.2f})",
-                    related=[other], confidence=score, symmetric=True,
+                    related=[other], confidence=score, symmetric=True, extra={"how": "words"},
                 )
         for word in prefix:
             bucket = index.setdefault(word, [])

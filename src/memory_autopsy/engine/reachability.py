@@ -79,7 +79,8 @@ def find(store: Store, facts: Sequence[Fact], reach: Reach) -> Iterator[Finding]
 
 
 def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> list[Finding]:
-    """A stale claim the agent reads, corrected only where it never looks, is an error. A store
+    """A stale claim the agent reads, corrected only where it never looks, is an error (a finding
+    the judges left for review says so and stays for review: the pair proves too little). A store
     the agent reads whole has no such correction: its findings are left as they are (indexing
     every fact by its place cost a 100k-line memory file a tenth of a second)."""
     if not reach.budget_line and UNREACHABLE not in reach.state.values():
@@ -91,7 +92,8 @@ def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> l
             flagged = by_location.get((finding.path, finding.line, finding.fact_ids[0]))
             other = by_location.get(_key(finding.related[0]))
             if flagged and other and reach.of(flagged) == LOADED and reach.of(other) == UNREACHABLE:
-                finding = finding._replace(severity=Severity.ERROR, message=(
+                severity = Severity.ERROR if finding.severity.rank >= Severity.WARNING.rank else finding.severity
+                finding = finding._replace(severity=severity, message=(
                     f"{finding.message}; the agent loads this claim and never the correction at "
                     f"{other.where}, which is {_why_unreachable(other, reach)}"))
         out.append(finding)

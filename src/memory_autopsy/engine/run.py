@@ -16,6 +16,7 @@ from memory_autopsy.engine import (
     duplicates,
     hygiene,
     instead,
+    judges,
     numeric,
     pins,
     reachability,
@@ -26,6 +27,7 @@ from memory_autopsy.engine import (
     transitions,
 )
 from memory_autopsy.engine.context import Context
+from memory_autopsy.engine.stores import Stores
 from memory_autopsy.engine.suppressions import Suppressions
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.normalize import entity_form
@@ -81,12 +83,13 @@ def lint_store(
     found += settled.find(ctx)
     found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
-    if store.files:
+    if extra_layer is not None:
+        found += extra_layer(ctx, found)
+    found = judges.judge(found, facts, Stores(store.paths or {f.path for f in facts}, settings.store_groups))
+    if store.files:  # after the judges: only a finding they let fail is made an error
         reach = reachability.analyse(store, settings.budgets)
         found += reachability.find(store, facts, reach)
         found = reachability.escalate(found, facts, reach)
-    if extra_layer is not None:
-        found += extra_layer(ctx, found)
     ctx.release()
     if memo is not None:
         memo.save()

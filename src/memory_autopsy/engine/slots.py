@@ -19,6 +19,9 @@ from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import normalize_claim
 
 ANCHOR_CUE = 0.6
+# What the judges call a finding of this layer, whatever its rule: one slot read with two values
+# (engine.judges grades a slot's contradicted_implicit by how its likely_conflicts fared too).
+SLOT = "slot"
 # More distinct values than this at the newest date: no newest value (every older fact would
 # be compared with every one of them, quadratic in the slot).
 MAX_NEWEST_VALUES = 64
@@ -79,7 +82,7 @@ def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) ->
     if verdict == "version" or is_versioned_slot(slot, ctx.vocabulary):
         return fact_finding(
             "stale", older, f"slot {slot!r} superseded by a later observation ({shown}; {when})",
-            related=[newer], extra=_extra(newer),
+            related=[newer], extra=_extra(newer, ""),
         )
     return fact_finding(
         "contradicted_implicit", older, f"slot {slot!r} value conflict ({shown}; {when})",
@@ -99,7 +102,7 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
             if version_key(low.value, ctx.vocabulary) != version_key(high.value, ctx.vocabulary):
                 yield fact_finding(
                     "stale", low, f"slot {slot!r} version bump ({_values(ctx, low, high)}; {why}; "
-                    "the lower version is flagged)", related=[high], layer="2c", extra=_extra(high),
+                    "the lower version is flagged)", related=[high], layer="2c", extra=_extra(high, ""),
                 )
                 continue
         if first.fidelity is Fidelity.FULL and other.fidelity is Fidelity.FULL:
@@ -114,7 +117,7 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
                 "likely_conflict", first,
                 f"prose-only: slot {slot!r} value conflict ({_values(ctx, first, other)}); {why}; "
                 f"composite confidence {ANCHOR_CUE:.2f} (verb-frame cue, nothing proves it)",
-                related=[other], layer="2c", confidence=ANCHOR_CUE, symmetric=True,
+                related=[other], layer="2c", confidence=ANCHOR_CUE, symmetric=True, extra={"how": SLOT},
             )
 
 
@@ -126,5 +129,8 @@ def _values(ctx: Context, a: Fact, b: Fact) -> str:
     return f"{ha!r} -> {hb!r}"
 
 
-def _extra(survivor: Fact) -> dict[str, object]:
-    return {"survivor_date": survivor.observed_at, "survivor_id": survivor.id}
+def _extra(survivor: Fact, how: str = SLOT) -> dict[str, object]:
+    """A version superseded is judged as every stale value is (`how` empty); two values of one
+    slot, as the slot layer's findings are."""
+    extra: dict[str, object] = {"survivor_date": survivor.observed_at, "survivor_id": survivor.id}
+    return extra | {"how": how} if how else extra

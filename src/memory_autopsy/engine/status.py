@@ -39,7 +39,7 @@ def find(ctx: Context) -> Iterator[Finding]:
             continue
         match = index.best(fact)
         if match is not None:
-            yield _finding(fact, match)
+            yield _finding(fact, *match)
 
 
 class _Index:
@@ -57,10 +57,12 @@ class _Index:
             for word in self.words[i]:
                 self.by_word.setdefault(word, []).append(i)
 
-    def best(self, task: Fact) -> Fact | None:
+    def best(self, task: Fact) -> tuple[Fact, str] | None:
+        """The done evidence for the task, and how it matched: `same` words, `words` of the task
+        nearly all in the evidence, or `title` (the titles name one thing)."""
         same = [f for f in self.exact.get(normalize_claim(task.claim), ()) if f is not task]
         if same:
-            return _newest(same)
+            return _newest(same), "same"
         words = task_words(task.claim, self.lexicon)
         if len(words) < MIN_WORDS:
             return None
@@ -76,7 +78,10 @@ class _Index:
             if shared >= CONTAINED * len(words) and shared >= COVERED * len(self.words[i])
             and self.done[i] is not task
         ]
-        return _newest(found) if found else self._by_title(task)
+        if found:
+            return _newest(found), "words"
+        titled = self._by_title(task)
+        return None if titled is None else (titled, "title")
 
     def _by_title(self, task: Fact) -> Fact | None:
         """"Implement Config Flow (Phase 1: setup) based on plan.md" is the task "Config Flow":
@@ -135,7 +140,7 @@ def _status_stems(lexicon: Lexicon) -> frozenset[str]:
     return frozenset(stem(w) for w in lexicon.status_words if " " not in w)
 
 
-def _finding(task: Fact, evidence: Fact) -> Finding:
+def _finding(task: Fact, evidence: Fact, how: str) -> Finding:
     order = observed_order(task, evidence)
     flagged, other = (evidence, task) if order == 1 else (task, evidence)
     state = "done" if flagged is evidence else flagged.status.replace("_", " ")
@@ -145,4 +150,4 @@ def _finding(task: Fact, evidence: Fact) -> Finding:
         f"at {other.where} ({when} evidence {quote(other.claim)!r})"
     )
     return fact_finding("status_conflict", flagged, message, related=[other],
-                        extra={"survivor_date": other.observed_at})
+                        extra={"survivor_date": other.observed_at, "how": how})

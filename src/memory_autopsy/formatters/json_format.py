@@ -33,6 +33,9 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         data["obs"] = finding.obs
     if finding.baseline is not None:
         data["baseline"] = finding.baseline
+    judge = finding.get("judge")
+    if judge is not None:
+        data["judge"] = judge
     return data
 
 
@@ -92,6 +95,7 @@ def finding_line(finding: Finding) -> str:
     NaN) takes the encoder's path."""
     (rule, severity, layer, path, line, entity, fidelity, message, confidence, fact_ids, related,
      fingerprint, baseline, _, obs) = finding
+    judge = finding.get("judge")
     if not (type(line) is type(obs) is int and (type(confidence) is int or type(confidence) is float
                                                  and math.isfinite(confidence))):
         return _ENCODE(finding_dict(finding))
@@ -106,6 +110,7 @@ def finding_line(finding: Finding) -> str:
             '], "fingerprint": ', encode_basestring(fingerprint),
             f', "obs": {int.__repr__(obs)}' if obs >= 0 else "",
             f', "baseline": {encode_basestring(baseline)}' if baseline is not None else "",
+            f', "judge": {encode_basestring(judge)}' if judge is not None else "",
             "}",
         ))
     except (TypeError, ValueError, AttributeError):

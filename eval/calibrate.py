@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Fit the judges (src/memory_autopsy/lexicon/judges.json) on the dev part of the real eval.
+
+Every dev folder is scanned as `run_real.py` scans it; each comparison finding names its
+description (`judge` in the JSON output: rule/order/place/evidence). A finding is right when it
+is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its order), and
+wrong otherwise. The counts of right and wrong findings per description, per rule/order and per
+rule are written to judges.json; the engine turns them into severities (engine/judges.py). The
+test part is never scanned here.
+
+    python eval/calibrate.py            # print the counts and what they decide
+    python eval/calibrate.py --write    # and write them to judges.json
+    python eval/calibrate.py --check    # exit 1 when judges.json is not what is counted now
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import run_real as rr
+
+from memory_autopsy.engine.judges import keys_of
+
+JUDGES = rr.EVAL_DIR.parent / "src" / "memory_autopsy" / "lexicon" / "judges.json"
+
+
+def scan(folder: str, env: dict[str, str], timeout: float) -> list[dict[str, Any]]:
+    cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", "info"]
+    report, failure = rr.scan_json(cmd, rr.FILES_DIR, env, timeout)
+    if report is None:
+        raise SystemExit(f"scan failed: {folder}: {failure}")
+    return [item for item in report["findings"] if isinstance(item, dict) and item.get("judge")]
+
+
+def levels(judge: str) -> tuple[str, str, str]:
+    """The description and its two coarser levels, as engine/judges.keys_of names them."""
+    parts = judge.split("/")
+    order, place, evidence = parts[-3:]
+    return keys_of(parts[0], "/".join(parts[1:-3]), order, place, evidence)
+
+
+def counts(items: list[dict[str, Any]], labels: rr.Labels) -> dict[str, list[int]]:
+    judged = sorted(((rr.to_finding(item), item["judge"]) for item in items), key=lambda pair: pair[0].key())
+    counted: set[tuple[str, int]] = set()
+    out: Counter[tuple[str, bool]] = Counter()
+    for finding, judge in judged:
+        fresh = [pair for pair in rr.hits(finding, labels.problems) if pair not in counted]
+        if fresh:
+            counted.add(fresh[0])
+        for key in dict.fromkeys(levels(judge)):
+            out[key, bool(fresh)] += 1
+    keys = sorted({key for key, _ in out})
+    return {key: [out[key, True], out[key, False]] for key in keys}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help=f"write the counts to {JUDGES}")
+    ap.add_argument("--check", action="store_true", help="exit 1 when judges.json is not what the engine counts now")
+    ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--timeout", type=float, default=300.0)
+    args = ap.parse_args(argv)
+    labels, errors = rr.load_labels(rr.LABELS)
+    if labels is None:
+        raise SystemExit("\n".join(errors))
+    folders = rr.pick_folders(None)[0]
+    part_of, errors = rr.load_split(rr.SPLIT, folders)
+    if errors:
+        raise SystemExit("\n".join(errors))
+    dev = [f for f in folders if part_of.get(f) == "dev"]
+    labels = rr.only_folders(labels, set(dev))
+    env = rr.build_env(rr.DEFAULT_SRC)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        items = [i for found in pool.map(lambda f: scan(f, env, args.timeout), dev) for i in found]
+    data = json.loads(JUDGES.read_text(encoding="utf-8"))
+    fitted = counts(items, labels)
+    if args.check:
+        stale = sorted(k for k in set(fitted) | set(data["counts"]) if fitted.get(k) != data["counts"].get(k))
+        for key in stale:
+            print(f"{key}: judges.json {data['counts'].get(key)}, counted now {fitted.get(key)}")
+        return 1 if stale else 0
+    data["counts"] = fitted
+    data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
+                         f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems)")
+    need, floor = data["min_support"], data["min_precision"]
+    for key, (tp, fp) in data["counts"].items():
+        verdict = "keeps" if tp + fp >= need and tp >= floor * (tp + fp) else (
+            "review" if tp + fp >= need else "too few")
+        print(f"{key:<58}{tp:>5}{fp:>5}  {verdict}")
+    if args.write:
+        JUDGES.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"written: {JUDGES}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The judges: what a comparison finding is worth, from how it was found.
+
+The layers propose pairs generously; a judge then decides how much a pair proves. Each finding
+of a comparison rule is described by a few named features of its sides:
+
+- `order`: `ordered` when dates say which side is newer, else `unordered`;
+- `place`: `same_entry` (one dated entry or one graph entity's observations), `same_file`,
+  `other_file`;
+- `evidence`: `records` when every side is an explicit record (fidelity FULL), else `prose`;
+- and, for a rule that matches in more than one way, how it matched (`how`: a status task by
+  the `same` words, by `words` of the task or by its `title`; a near duplicate by `letters` or
+  by `words`).
+
+`lexicon/judges.json` holds, for each description and its coarser levels (`keys_of`), how many
+of its findings were true and false on the dev part of the real-memory eval
+(`eval/calibrate.py` counts them; nothing of the test part). The slot layer's findings are one
+family whatever their rule: a slot read with two values in prose is the same evidence whether
+dates ordered it (contradicted_implicit) or not (likely_conflict). A finding keeps its rule's
+severity only where the most specific description with at least `min_support` findings was
+right at least `min_precision` of the time; otherwise it is `review`: shown, never failing a
+default run. A description the dev part never saw keeps the rule's severity for explicit
+records (what the synthetic eval measures) and is `review` for prose, which proves nothing
+by itself. A severity the rule file sets for a rule is applied after, and wins.
+
+Before judging, two clean-ups of the pairs themselves: a pair whose sides lie in two memory
+stores is dropped unless the rule file groups the stores (engine.stores), and a pair reported
+twice in the same words at the same places (two cells of one table row) is reported once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from memory_autopsy.engine.context import observed_order
+from memory_autopsy.engine.slots import SLOT
+from memory_autopsy.engine.stores import Stores
+from memory_autopsy.model import Fact, Fidelity, Finding, Severity
+
+# The rules whose findings compare claims: their sides must share a store.
+PAIR_RULES = frozenset({
+    "duplicate", "near_duplicate", "contradicted_explicit", "contradicted_implicit", "likely_conflict",
+    "stale", "status_conflict", "numeric_drift",
+})
+# Of those, the ones a judge grades: the rest are informational or for review already.
+JUDGED = frozenset({
+    "near_duplicate", "contradicted_explicit", "contradicted_implicit", "stale", "status_conflict",
+    "numeric_drift",
+})
+
+
+JUDGES_FILE = Path(__file__).resolve().parent.parent / "lexicon" / "judges.json"
+
+
+class Judges(NamedTuple):
+    counts: Mapping[str, tuple[int, int]]  # description -> (true, false) findings on the dev part
+    min_precision: float
+    min_support: int
+
+    def verdict(self, keys: Iterable[str], records: bool) -> tuple[str, bool]:
+        """The description that decides and whether it keeps the rule's severity."""
+        for key in keys:
+            tp, fp = self.counts.get(key, (0, 0))
+            if tp + fp >= self.min_support:
+                return key, tp >= self.min_precision * (tp + fp)
+        return "", records
+
+
+@lru_cache(maxsize=1)
+def default_judges() -> Judges:
+    data = json.loads(JUDGES_FILE.read_text(encoding="utf-8"))
+    counts = {key: (int(tp), int(fp)) for key, (tp, fp) in data["counts"].items()}
+    return Judges(counts, float(data["min_precision"]), int(data["min_support"]))
+
+
+def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, str, str]:
+    """(order, place, evidence) of a finding whose flagged fact is `fact`."""
+    ordered = any(observed_order(fact, other) is not None for other in related)
+    if any(o.path == fact.path and fact.entry and o.entry == fact.entry for o in related):
+        place = "same_entry"
+    elif all(o.path == fact.path for o in related):
+        place = "same_file"
+    else:
+        place = "other_file"
+    records = fact.fidelity is Fidelity.FULL and all(o.fidelity is Fidelity.FULL for o in related)
+    return ("ordered" if ordered else "unordered"), place, ("records" if records else "prose")
+
+
+def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple[str, str, str]:
+    """From the most specific description to the coarsest, never across evidence (records are
+    not judged by how prose fared): rule[/how]/order/place/evidence, rule[/how]/evidence,
+    rule/evidence. Findings of the slot layer are one family, `slot`, whatever their rule."""
+    if how == SLOT:
+        rule, how = SLOT, ""
+    named = f"{rule}/{how}" if how else rule
+    return f"{named}/{order}/{place}/{evidence}", f"{named}/{evidence}", f"{rule}/{evidence}"
+
+
+def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores,
+          judges: Judges | None = None) -> list[Finding]:
+    """The findings with cross-store pairs dropped, repeats folded and severities judged."""
+    judges = judges or default_judges()
+    # A fact's id is its content's: a copy in another file has the same id, so a side is found by
+    # its place as well.
+    wanted = {i for f in found if f.rule in PAIR_RULES for i in (*f.fact_ids[:1], *(r.fact_id for r in f.related))}
+    by_place = {(fact.path, fact.line, fact.id, fact.obs): fact for fact in facts if fact.id in wanted} if wanted else {}
+    out: list[Finding] = []
+    seen: set[tuple[object, ...]] = set()
+    for finding in found:
+        if finding.rule not in PAIR_RULES or not finding.fact_ids:
+            out.append(finding)
+            continue
+        fact = by_place.get((finding.path, finding.line, finding.fact_ids[0], finding.obs))
+        related = [by_place[r] for r in finding.related if r in by_place]
+        if fact is None or not related:
+            out.append(finding)
+            continue
+        if not all(stores.together(fact, other) for other in related):
+            continue
+        place_key = (finding.rule, finding.path, finding.line, finding.obs, finding.message,
+                     tuple((r.path, r.line, r.obs) for r in finding.related))
+        if place_key in seen:
+            continue
+        seen.add(place_key)
+        if finding.rule in JUDGED or finding.get("how") == SLOT:
+            finding = _graded(finding, judges, describe(finding, fact, related))
+        out.append(finding)
+    return out
+
+
+def _graded(finding: Finding, judges: Judges, description: tuple[str, str, str]) -> Finding:
+    keys = keys_of(finding.rule, str(finding.get("how") or ""), *description)
+    decided, keeps = judges.verdict(keys, description[2] == "records")
+    extra = dict(finding.extra)
+    extra["judge"] = keys[0]
+    if decided:
+        tp, fp = judges.counts[decided]
+        extra["judge_dev"] = f"{decided}: {tp} of {tp + fp} right on the dev part of the real-memory eval"
+    severity = finding.severity
+    if not keeps and severity.rank > Severity.REVIEW.rank:
+        severity = Severity.REVIEW
+    return finding._replace(severity=severity, extra=tuple(sorted(extra.items())))
