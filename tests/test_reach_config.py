@@ -20,7 +20,7 @@ INDEX = "memory/MEMORY.md"
 
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
-    """The Claude Code example folder (MEMORY.md: 239 lines, 19927 bytes), with a rule file."""
+    """The Claude Code example folder (MEMORY.md: 239 lines, 19933 bytes), with a rule file."""
     shutil.copytree(EXAMPLES / "claude-memory", tmp_path / "claude-memory")
     return tmp_path / "claude-memory"
 
