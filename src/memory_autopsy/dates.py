@@ -114,6 +114,19 @@ _PROSE_DATE = lazyre.compile(
 )
 
 
+# A month and its year, as a heading names the period its section covers ("Done (July 2026)").
+_MONTH_YEAR = lazyre.compile(rf"(?<![\w.])(?:{_MONTH})\.?,?\s+\d{{4}}(?![0-9])", re.I)
+
+
+def find_month(text: str) -> str | None:
+    """The first month written with its year ("July 2026" -> "2026-07"), for a heading: in
+    prose, "in July 2026" may be a plan, so find_dates leaves a month without its day out."""
+    if _YEAR.search(text) is None:
+        return None
+    match = _MONTH_YEAR.search(text)
+    return None if match is None else parse_date(match.group(0).replace(",", ""))
+
+
 def find_dates(text: str) -> list[str]:
     """Every date written inside prose, in order ("merged on July 3, 2025")."""
     if _YEAR.search(text) is None:  # every date holds a year of four digits (`\d` reads wide ones too)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.dates import find_dates, parse_date
+from memory_autopsy.dates import find_dates, find_month, parse_date
 from memory_autopsy.lexicon import Lexicon
 
 # The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
@@ -203,7 +203,7 @@ def heading_parts(title: str, lexicon: Lexicon) -> tuple[str, str | None, str, b
     name = _NUMBERING.sub("", _HEADING_NOISE.sub("", name)).strip(" :-–—.")
     if not date:
         found = find_dates(name)
-        date = found[0] if found else ""
+        date = found[0] if found else find_month(name) or ""
         leading = bool(date)
     kind = section_kind(name, lexicon)
     return name, kind, date, kind is None and bool(name) and not leading
