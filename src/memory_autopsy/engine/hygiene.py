@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import Context
-from memory_autopsy.engine.findings import fact_finding, plain_finding, quote
+from memory_autopsy.engine.findings import fact_finding, fact_key, plain_finding, quote
 from memory_autopsy.model import Fact, Finding, Store
 from memory_autopsy.normalize import entity_form, normalize_claim
 
@@ -29,8 +29,10 @@ FILE_LEVEL_UNSOURCED = 3
 
 
 def unsourced(ctx: Context) -> Iterator[Finding]:
-    """The exception, not the rule: an undated fact in a mostly dated file is flagged; a mostly
-    undated file gets one finding for the file. Guidelines and relations never need a date."""
+    """The exception, not the rule: an undated fact in a mostly dated file is flagged, and a run
+    of more than FILE_LEVEL_UNSOURCED undated facts with no dated one between them (an undated
+    section of a dated log) gets one finding for the run; a mostly undated file gets one finding for the file. Guidelines and
+    relations never need a date."""
     by_path: dict[str, tuple[list[Fact], list[Fact]]] = {}
     for fact in ctx.facts:
         if fact.kind == "guideline" or fact.shape == "relation":
@@ -49,8 +51,36 @@ def unsourced(ctx: Context) -> Iterator[Finding]:
                 ("file", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
             )
             continue
-        for fact in undated:
-            yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
+        for run in _undated_runs(needing):
+            first = run[0]
+            if len(run) <= FILE_LEVEL_UNSOURCED:
+                for fact in run:
+                    yield fact_finding("unsourced", fact, f"no observation date and no source: {quote(fact.claim)!r}")
+                continue
+            last = max(f.end_line or f.line for f in run)
+            yield plain_finding(
+                "unsourced", path, first.line, first.entity,
+                f"{len(run)} facts from line {first.line} to {last} have no observation date and no source "
+                f"(first: {quote(first.claim)!r}); date their section or entries",
+                ("run", fact_key(first)), fact_ids=[first.id], fidelity=first.fidelity.value,
+            )
+
+
+def _undated_runs(facts: list[Fact]) -> Iterator[list[Fact]]:
+    """The undated facts of one file in runs that no dated fact interrupts, in file order."""
+    run: list[Fact] = []
+    for fact in sorted(facts, key=_place):
+        if fact.observed_at is None and fact.source is None:
+            run.append(fact)
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
+
+
+def _place(fact: Fact) -> tuple[int, int]:
+    return fact.line, fact.obs
 
 
 def per_fact(ctx: Context) -> Iterator[Finding]:
