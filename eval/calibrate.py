@@ -2,11 +2,12 @@
 """Fit the judges (src/memory_autopsy/lexicon/judges.json) on the dev part of the real eval.
 
 Every dev folder is scanned as `run_real.py` scans it; each comparison finding names its
-description (`judge` in the JSON output: rule/order/place/evidence). A finding is right when it
-is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its order), and
-wrong otherwise. The counts of right and wrong findings per description, per rule/order and per
-rule are written to judges.json; the engine turns them into severities (engine/judges.py). The
-test part is never scanned here.
+description (`judge` in the JSON output: rule[/how]/order/place/evidence). A finding is right
+when it is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its
+order), and wrong otherwise. The counts of right and wrong findings per description and per
+coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of) are written to
+judges.json; the engine turns them into severities (engine/judges.py). The test part is never
+scanned here.
 
     python eval/calibrate.py            # print the counts and what they decide
     python eval/calibrate.py --write    # and write them to judges.json
@@ -24,7 +25,7 @@ from typing import Any
 
 import run_real as rr
 
-from memory_autopsy.engine.judges import keys_of
+from memory_autopsy.engine.judges import Judges, keys_of
 
 JUDGES = rr.EVAL_DIR.parent / "src" / "memory_autopsy" / "lexicon" / "judges.json"
 
@@ -87,11 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     data["counts"] = fitted
     data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
                          f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems)")
-    need, floor = data["min_support"], data["min_precision"]
-    for key, (tp, fp) in data["counts"].items():
-        verdict = "keeps" if tp + fp >= need and tp >= floor * (tp + fp) else (
-            "review" if tp + fp >= need else "too few")
-        print(f"{key:<58}{tp:>5}{fp:>5}  {verdict}")
+    judges = Judges({key: (tp, fp) for key, (tp, fp) in fitted.items()}, float(data["min_precision"]),
+                    int(data["min_support"]))
+    for key, (tp, fp) in fitted.items():
+        decided, keeps = judges.verdict((key,), records=False)
+        print(f"{key:<58}{tp:>5}{fp:>5}  {'too few' if not decided else 'keeps' if keeps else 'review'}")
     if args.write:
         JUDGES.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         print(f"written: {JUDGES}")

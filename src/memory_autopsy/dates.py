@@ -115,7 +115,7 @@ _PROSE_DATE = lazyre.compile(
 
 
 # A month and its year, as a heading names the period its section covers ("Done (July 2026)").
-_MONTH_YEAR = lazyre.compile(rf"(?<![\w.])(?:{_MONTH})\.?,?\s+\d{{4}}(?![0-9])", re.I)
+_MONTH_YEAR = lazyre.compile(rf"(?<![\w.])(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})(?![0-9])", re.I)
 
 
 def find_month(text: str) -> str | None:
@@ -124,7 +124,7 @@ def find_month(text: str) -> str | None:
     if _YEAR.search(text) is None:
         return None
     match = _MONTH_YEAR.search(text)
-    return None if match is None else parse_date(match.group(0).replace(",", ""))
+    return None if match is None else _build(int(match["y"]), _MONTHS[match["mon"].lower()], None)
 
 
 def find_dates(text: str) -> list[str]:

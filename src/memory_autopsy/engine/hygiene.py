@@ -31,15 +31,15 @@ FILE_LEVEL_UNSOURCED = 3
 def unsourced(ctx: Context) -> Iterator[Finding]:
     """The exception, not the rule: an undated fact in a mostly dated file is flagged, and a run
     of more than FILE_LEVEL_UNSOURCED undated facts with no dated one between them (an undated
-    section of a dated log) gets one finding for the run; a mostly undated file gets one finding for the file. Guidelines and
-    relations never need a date."""
+    section of a dated log) gets one finding for the run; a mostly undated file gets one
+    finding for the file. Guidelines and relations never need a date."""
     by_path: dict[str, tuple[list[Fact], list[Fact]]] = {}
     for fact in ctx.facts:
         if fact.kind == "guideline" or fact.shape == "relation":
             continue
         needing, undated = by_path.setdefault(fact.path, ([], []))
         needing.append(fact)
-        if fact.observed_at is None and fact.source is None:
+        if _undated(fact):
             undated.append(fact)
     for path, (needing, undated) in by_path.items():
         if len(undated) > FILE_LEVEL_UNSOURCED and 2 * len(undated) > len(needing):
@@ -70,13 +70,17 @@ def _undated_runs(facts: list[Fact]) -> Iterator[list[Fact]]:
     """The undated facts of one file in runs that no dated fact interrupts, in file order."""
     run: list[Fact] = []
     for fact in sorted(facts, key=_place):
-        if fact.observed_at is None and fact.source is None:
+        if _undated(fact):
             run.append(fact)
         elif run:
             yield run
             run = []
     if run:
         yield run
+
+
+def _undated(fact: Fact) -> bool:
+    return fact.observed_at is None and fact.source is None
 
 
 def _place(fact: Fact) -> tuple[int, int]:

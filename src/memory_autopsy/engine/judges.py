@@ -99,10 +99,9 @@ def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple
     return f"{named}/{order}/{place}/{evidence}", f"{named}/{evidence}", f"{rule}/{evidence}"
 
 
-def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores,
-          judges: Judges | None = None) -> list[Finding]:
+def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores) -> list[Finding]:
     """The findings with cross-store pairs dropped, repeats folded and severities judged."""
-    judges = judges or default_judges()
+    judges = default_judges()
     # A fact's id is its content's: a copy in another file has the same id, so a side is found by
     # its place as well.
     wanted = {i for f in found if f.rule in PAIR_RULES for i in (*f.fact_ids[:1], *(r.fact_id for r in f.related))}
@@ -133,12 +132,9 @@ def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores,
 
 def _graded(finding: Finding, judges: Judges, description: tuple[str, str, str]) -> Finding:
     keys = keys_of(finding.rule, str(finding.get("how") or ""), *description)
-    decided, keeps = judges.verdict(keys, description[2] == "records")
+    _, keeps = judges.verdict(keys, description[2] == "records")
     extra = dict(finding.extra)
     extra["judge"] = keys[0]
-    if decided:
-        tp, fp = judges.counts[decided]
-        extra["judge_dev"] = f"{decided}: {tp} of {tp + fp} right on the dev part of the real-memory eval"
     severity = finding.severity
     if not keeps and severity.rank > Severity.REVIEW.rank:
         severity = Severity.REVIEW
