@@ -174,6 +174,13 @@ def _particle(words: list[str], start: int) -> tuple[int, int] | None:
     return None
 
 
+def qualified(text: str) -> bool:
+    """A negation, plan, wish or condition in the last clause of the text: what comes after it
+    ("… not complete", "… planned to be done") is not asserted."""
+    words = _TOKEN.findall(text.casefold())
+    return _qualified(words, len(words))
+
+
 def _qualified(words: list[str], start: int) -> bool:
     """A negation, plan, wish or condition in the clause before the verb group."""
     at = start - 1

@@ -8,6 +8,7 @@ from functools import cached_property, lru_cache
 
 from memory_autopsy.cues import CUES, RETRACTS, WORDED
 from memory_autopsy.dates import day_of
+from memory_autopsy.engine.stores import Stores
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Fact
 from memory_autopsy.normalize import entity_form, normalize_claim
@@ -56,6 +57,12 @@ class Context:
     # counts only when they are this run's (another run's words may cue other facts).
     cue_lexicon: Lexicon | None = None
     cue_vocabulary: Vocabulary | None = None
+    # Which facts lie in one store (engine.stores): a layer that picks one counterpart of many
+    # picks it from the fact's own store, as only such a pair is reported.
+    stores: Stores | None = None
+
+    def together(self, a: Fact, b: Fact) -> bool:
+        return self.stores is None or self.stores.together(a, b)
 
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
@@ -67,7 +74,7 @@ class Context:
         wanted = set(forms)
         groups, active, every = self._groups
         ctx = Context(self.facts, self.settings, self._norm, focus_forms=frozenset(wanted),
-                      cue_lexicon=self.cue_lexicon, cue_vocabulary=self.cue_vocabulary)
+                      cue_lexicon=self.cue_lexicon, cue_vocabulary=self.cue_vocabulary, stores=self.stores)
         ctx.__dict__["_groups"] = ({form: facts for form, facts in groups.items() if form in wanted},
                                    {form: facts for form, facts in active.items() if form in wanted}, every)
         return ctx

@@ -60,8 +60,9 @@ def lint_store(
     from memory_autopsy.engine.memo import memo_for  # it reads the cache's keys: ingest imports engine
 
     memo = memo_for(settings, store, len(facts))
+    stores = Stores(store.paths or {f.path for f in facts}, settings.store_groups)
     ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
-                  cue_vocabulary=store.cue_vocabulary)
+                  cue_vocabulary=store.cue_vocabulary, stores=stores)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     # Provenance and windows judge each file's facts alone: a focused run reads the focus only.
@@ -85,7 +86,7 @@ def lint_store(
     found += hygiene.aged(ctx, today or date.today())
     if extra_layer is not None:
         found += extra_layer(ctx, found)
-    found = judges.judge(found, facts, Stores(store.paths or {f.path for f in facts}, settings.store_groups))
+    found = judges.judge(found, facts, stores)
     if store.files:  # after the judges: only a finding they let fail is made an error
         reach = reachability.analyse(store, settings.budgets)
         found += reachability.find(store, facts, reach)

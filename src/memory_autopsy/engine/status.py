@@ -33,7 +33,7 @@ def find(ctx: Context) -> Iterator[Finding]:
     done = [f for f in ctx.active if f.status == "done" or f.kind == "event"]  # done evidence
     if not done:
         return
-    index = _Index(ctx.lexicon, done)
+    index = _Index(ctx, done)
     for fact in ctx.active:
         if fact.status not in PENDING:
             continue
@@ -43,15 +43,20 @@ def find(ctx: Context) -> Iterator[Finding]:
 
 
 class _Index:
-    def __init__(self, lexicon: Lexicon, done: Sequence[Fact]) -> None:
-        self.lexicon = lexicon
+    def __init__(self, ctx: Context, done: Sequence[Fact]) -> None:
+        self.ctx = ctx
+        self.lexicon = lexicon = ctx.lexicon
         self.done = done
         self.words = [task_words(f.claim, lexicon) for f in done]
         # Per claim, only its two newest copies: the newest other than the task itself is one of
         # them, and a claim done thousands of times is not rescanned for every pending copy.
         self.exact: dict[str, list[Fact]] = {}
         self.by_word: dict[str, list[int]] = {}
+        self.by_unit: dict[tuple[str, str], list[Fact]] = {}
         for i, fact in enumerate(done):
+            unit = unit_of(fact.claim, lexicon)
+            if unit is not None:
+                self.by_unit.setdefault(unit, []).append(fact)
             newest = self.exact.setdefault(normalize_claim(fact.claim), [])
             newest[:] = sorted([*newest, fact], key=_age, reverse=True)[:2]
             for word in self.words[i]:
@@ -59,8 +64,9 @@ class _Index:
 
     def best(self, task: Fact) -> tuple[Fact, str] | None:
         """The done evidence for the task, and how it matched: `same` words, `words` of the task
-        nearly all in the evidence, or `title` (the titles name one thing)."""
-        same = [f for f in self.exact.get(normalize_claim(task.claim), ()) if f is not task]
+        nearly all in the evidence, `title` (the titles name one thing) or `unit` (both open
+        with one numbered unit of work: "Phase 3", "Sprint 2", "MECH-2")."""
+        same = [f for f in self.exact.get(normalize_claim(task.claim), ()) if self._pairs(task, f)]
         if same:
             return _newest(same), "same"
         words = task_words(task.claim, self.lexicon)
@@ -76,12 +82,19 @@ class _Index:
         found = [
             self.done[i] for i, shared in hits.items()
             if shared >= CONTAINED * len(words) and shared >= COVERED * len(self.words[i])
-            and self.done[i] is not task
+            and self._pairs(task, self.done[i])
         ]
         if found:
             return _newest(found), "words"
         titled = self._by_title(task)
-        return None if titled is None else (titled, "title")
+        if titled is not None:
+            return titled, "title"
+        unit = unit_of(task.claim, self.lexicon)
+        units = [f for f in self.by_unit.get(unit, ()) if self._pairs(task, f)] if unit is not None else []
+        return (_newest(units), "unit") if units else None
+
+    def _pairs(self, task: Fact, evidence: Fact) -> bool:
+        return evidence is not task and self.ctx.together(task, evidence)
 
     def _by_title(self, task: Fact) -> Fact | None:
         """"Implement Config Flow (Phase 1: setup) based on plan.md" is the task "Config Flow":
@@ -93,7 +106,7 @@ class _Index:
         for i in {i for word in title for i in self.by_word.get(word, ())[: COMMON + 1]}:
             other = title_words(self.done[i].claim, self.lexicon)
             shared = len(title & other)
-            if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self.done[i] is not task:
+            if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]):
                 found.append(self.done[i])
         return _newest(found) if found else None
 
@@ -133,6 +146,53 @@ def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     text = claim.lstrip()
     box = _BOX.match(text)
     return task_words(_TITLE_END.split(text[box.end():] if box else text, maxsplit=1)[0], lexicon)
+
+
+_NUMBERING = lazyre.compile(r"\d{1,6}[.)]\s")  # "1. ", "2) "
+_STATUS_LABEL = lazyre.compile(r"([^\W\d_][\w *]{0,20})[:：]")
+_CODE = lazyre.compile(r"([A-Z][A-Z0-9]{1,9}-\d+)\b(?![.-]\d)")
+
+
+def _subject_start(claim: str, at: int = 0) -> int:
+    """Where the claim's words start: past marks, a check box ("[x]" or "[ ]"), emphasis and a
+    list number. A scan, not a pattern: a line of ten thousand marks costs ten thousand steps."""
+    end = len(claim)
+    while at < end:
+        ch = claim[at]
+        if ch == "[" and claim[at + 1:at + 3] in ("x]", "X]", " ]"):
+            at += 3
+        elif not ch.isalnum():
+            at += 1
+        elif ch.isdigit() and (numbered := _NUMBERING.match(claim, at)):
+            at = numbered.end()
+        else:
+            break
+    return at
+
+
+@lru_cache(maxsize=65536)
+def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
+    """The numbered unit of work a claim opens with: ("phase", "3") for "✅ Phase 3: AI
+    screening", ("code", "MECH-2") for "MECH-2 Freeze mechanics". A sub-unit is another unit
+    ("Phase 3.1"); a unit named later in the claim is not its subject ("Integration with Phase 3")."""
+    at = _subject_start(claim)
+    label = _STATUS_LABEL.match(claim, at)
+    if label and label.group(1).strip(" *_").casefold() in lexicon.status_words:
+        at = _subject_start(claim, label.end())  # "NEXT: iter 2 (handling feel)"
+    code = _CODE.match(claim, at)
+    if code:
+        return "code", code.group(1)
+    unit = _unit_pattern(lexicon).match(claim, at)
+    if unit is None:
+        return None
+    word = unit.group(1).casefold()
+    return ("iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word), unit.group(2).lstrip("0") or "0"
+
+
+@lru_cache(maxsize=8)
+def _unit_pattern(lexicon: Lexicon) -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    return re.compile(rf"(?:第[ \t]*)?({words})s?[ \t]*#?(\d+(?:\.\d+)*)(?![.\d]|[ \t]*[-–/][ \t]*\d)", re.I)
 
 
 @lru_cache(maxsize=8)

@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
+from memory_autopsy.clauses import qualified
 from memory_autopsy.dates import find_dates, find_month, parse_date
 from memory_autopsy.lexicon import Lexicon
 
@@ -78,14 +79,33 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
     if leading:
         return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
-    if len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3:
-        return statuses[words[1].casefold()]  # "Phase 4 implementation complete"
+    if len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3 and not qualified(words[0]):
+        return statuses[words[1].casefold()]  # "Phase 4 implementation complete", not "… is not complete"
+    if plain and lexicon.done_copulas:
+        copula = _done_copula(lexicon).search(text)
+        if copula and not qualified(text[: copula.start("done")]):
+            return "done"  # "Phase 3 is complete and fully integrated with Phase 2."
     for sep in _ASCII_SEPARATORS if plain else _SEPARATORS:
         if sep in text:
             last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()
             if last in statuses:
                 return statuses[last]
     return ""
+
+
+@lru_cache(maxsize=8)
+def _done_copula(lexicon: Lexicon) -> re.Pattern[str]:
+    """A short subject, a copula and a done word that ends its clause: "Phase 3 is complete",
+    "The exporter has been fully implemented, and …". Not "is done by the worker" (who does it),
+    "is not complete", nor a question ("Is it done?": the copula needs a subject before it)."""
+    done = sorted((w for w, s in lexicon.status_words.items() if s == "done" and w.isascii()), key=len, reverse=True)
+    copulas = "|".join(re.escape(c) for c in lexicon.done_copulas)
+    return re.compile(
+        rf"^[^\w]*\w[\w'’./-]*(?:[ \t]+[\w'’./-]+){{0,5}}[ \t]+(?:{copulas})"
+        rf"[ \t]+(?:(?:fully|successfully|finally|all|now)[ \t]+)*(?P<done>{'|'.join(re.escape(w) for w in done)})"
+        r"(?=[ \t]*(?:$|[.,;:!()\[\]✅—–-]|and\b))",
+        re.I,
+    )
 
 
 @lru_cache(maxsize=4)

@@ -33,6 +33,8 @@ class Lexicon:
     sentence_min_words: int = 3
     deprecation_words: frozenset[str] = frozenset()  # "DEPRECATED: moved to …" opens a retired file
     open_question_words: tuple[str, ...] = ()  # "(needs confirmation)", "(TBD)": a claim still open
+    unit_words: frozenset[str] = frozenset()  # "Phase 3", "Sprint 2", "フェーズ3": a numbered unit of work
+    done_copulas: tuple[str, ...] = ()  # "Phase 3 is complete": the verb that makes a done word a status
 
     def extended(
         self,
@@ -90,4 +92,6 @@ def default_lexicon() -> Lexicon:
         sentence_min_words=int(merged.get("sentence_min_words", 3)),
         deprecation_words=folded("deprecation_words"),
         open_question_words=tuple(sorted(folded("open_question_words"), key=lambda w: (-len(w), w))),
+        unit_words=folded("unit_words"),
+        done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
     )
