@@ -29,6 +29,7 @@ PUBLISHED = {
     "MA301": "stale", "MA302": "superseded", "MA303": "aged", "MA304": "validity_order",
     "MA401": "unsourced", "MA402": "unresolved_alias", "MA403": "orphan_entity",
     "MA501": "beyond_budget", "MA502": "broken_link", "MA503": "unlinked_memory",
+    "MA601": "missing_path", "MA602": "missing_command",
     "MA901": "bad_input", "MA902": "degraded",
 }
 

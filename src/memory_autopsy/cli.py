@@ -65,6 +65,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
                         help="print per-rule counts instead of the findings (text format)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour the text output (auto: only on a terminal, and never with NO_COLOR)")
+    parser.add_argument("--no-grounding", action="store_true",
+                        help="do not check memory against the repository it lives in (paths, versions, commands)")
     parser.add_argument("--stdin-filename", metavar="PATH",
                         help="the name of the file read from `-` (standard input): it decides the "
                         "dialect and names the findings")

@@ -98,6 +98,8 @@ def build_settings(checked: dict[str, Any], base: Path) -> Settings:
         changes["severities"] = MappingProxyType(dict(checked["rules"]))
     if "stores" in checked:
         changes["store_groups"] = checked["stores"]
+    if "grounding" in checked:
+        changes["grounding"] = checked["grounding"]
     if "weights" in checked:
         changes["weights"] = MappingProxyType(dict(checked["weights"]))
     if "max-age-days" in checked.get("staleness", {}):

@@ -272,6 +272,12 @@ EMBED: dict[str, Check] = {
 }
 
 
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BadValue(f"expected true or false, {_got(value)}")
+    return value
+
+
 def section(schema: dict[str, Check]) -> Check:
     def check(value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -294,6 +300,7 @@ TOP: dict[str, Check] = {
     "weights": weights,
     "reachability": reachability,
     "stores": store_groups,
+    "grounding": boolean,
 }
 SECTIONS = {"vocabulary": VOCABULARY, "staleness": STALENESS, "embed": EMBED}
 

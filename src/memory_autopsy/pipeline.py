@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memory_autopsy.engine.run import Layer
+    from memory_autopsy.grounds import Repository
     from memory_autopsy.ingest.cache import ParseCache
     from memory_autopsy.ingest.confined import Roots
     from memory_autopsy.ingest.loader import Source
@@ -128,7 +129,35 @@ def lint_loaded(store: Store, settings: Settings | None = None, *, today: date |
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
-    return lint_store(store, settings, extra_layer=extra_layer(settings), today=today)
+    return lint_store(store, settings, extra_layer=extra_layer(settings), today=today,
+                      repository=repository_of(store, settings))
+
+
+def repository_of(store: Store, settings: Settings) -> Repository | None:
+    """The git work tree the store's files lie in, with git's listing of it (tracked files, and
+    untracked ones not ignored): what the grounding layer checks memory against. None when
+    grounding is off, nothing was read from a file, or the files are in no work tree."""
+    if not settings.grounding or settings.as_of:
+        return None
+    files = [path for path in store.paths if path and not path.startswith("<")]
+    if not files:
+        return None
+    import os
+
+    from memory_autopsy.gitrun import GitError, git, in_work_tree
+    from memory_autopsy.grounds import Repository
+
+    folder = os.path.dirname(os.path.abspath(files[0])) or "."
+    if not in_work_tree(folder):
+        return None
+    try:
+        root = git("rev-parse", "--show-toplevel", cwd=folder).strip()
+        listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+    except GitError:
+        return None
+    if not root:
+        return None
+    return Repository(root, frozenset(name for name in listed.split("\0") if name))
 
 
 def extra_layer(settings: Settings) -> Layer | None:

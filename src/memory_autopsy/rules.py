@@ -28,7 +28,7 @@ class Rule(NamedTuple):
 
 
 # The short codes, by family: MA1 copies, MA2 disagreements, MA3 time, MA4 provenance and
-# identity, MA5 what the agent loads, MA9 the run itself. A code is never reassigned nor reused,
+# identity, MA5 what the agent loads, MA6 the repository memory lives in, MA9 the run itself. A code is never reassigned nor reused,
 # even for a retired rule: tests/test_cli_conventions.py holds the list as it was published.
 CODES: Mapping[str, str] = MappingProxyType({
     "duplicate": "MA101", "near_duplicate": "MA102", "duplicate_id": "MA103",
@@ -37,6 +37,7 @@ CODES: Mapping[str, str] = MappingProxyType({
     "stale": "MA301", "superseded": "MA302", "aged": "MA303", "validity_order": "MA304",
     "unsourced": "MA401", "unresolved_alias": "MA402", "orphan_entity": "MA403",
     "beyond_budget": "MA501", "broken_link": "MA502", "unlinked_memory": "MA503",
+    "missing_path": "MA601", "missing_command": "MA602",
     "bad_input": "MA901", "degraded": "MA902",
 })
 
@@ -97,9 +98,35 @@ RULES: tuple[Rule, ...] = (
           a code-like name as its value ("arena from `table_matchmaking`") after another line
           rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, and so is
           a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
-          name another line, not older, states as plain fact.""",
+          name another line, not older, states as plain fact. In a git work tree (the grounding
+          layer), a dependency or tool version the repository's manifests do not admit ("React
+          18" against `"react": "^19.0.0"`), or a "Current Version" other than the manifest's, is
+          stale too, naming the manifest line.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
+    _rule("missing_path", "G", Severity.REVIEW, "A path memory names is not in the repository.",
+          """A present-tense or done claim names a file or folder of the repository (`src/api/client.ts`,
+          `docs/`, a file name in code quotes) that git does not list and the disk does not hold:
+          the agent opens a file that is gone. When one listed file has that name, the finding
+          names it: usually the file moved. Silent for code blocks, URLs, globs, placeholders
+          (`<name>`, `path/to/…`), absolute and home paths, paths a claim says were deleted,
+          renamed or moved, files a plan or an open task names, and what the rule file excludes.
+          Part of the grounding layer: on when the memory sits in a git work tree, off with
+          `--no-grounding` or `grounding = false`. `review` until the grounding eval measures it
+          at 0.95 precision (`[rules] missing_path = "warning"` to fail on it now). Fix: write the
+          path the repository has now, or drop the line.""",
+          "- The client lives in `src/api/client.ts`  (git lists src/lib/api/client.ts)",
+          "- The client lives in `src/lib/api/client.ts`"),
+    _rule("missing_command", "G", Severity.REVIEW, "A command memory names is defined nowhere in the repository.",
+          """A claim runs a script, target or recipe (`npm run test:e2e`, `pnpm lint`, `make deploy`,
+          `just fmt`) that no package.json `scripts`, Makefile target or justfile recipe of the
+          repository defines: the agent runs a command that fails. The finding lists what is
+          defined. Only checked where the repository has that kind of file; package managers' own
+          commands (`pnpm install`, `yarn add`) and a dependency's own binary (`pnpm vitest`) are
+          not scripts. `review` until the grounding eval measures it. Fix: name the script that
+          exists now.""",
+          "- Run `npm run test:e2e` before merging  (package.json has test, test:unit)",
+          "- Run `npm run test:unit` before merging"),
     _rule("status_conflict", "2b", Severity.WARNING, "A task is done in one place and pending in another.",
           """The same task or item is done in one place (a checked box, ✅, "(Completed)", a
           Completed section, a past-tense log line) and still pending, a next step, in progress or

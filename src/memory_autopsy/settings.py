@@ -56,6 +56,9 @@ class Settings:
     jobs: int = 1
     # The rule file's `stores`: groups of globs whose files are compared as one store (engine.stores).
     store_groups: tuple[tuple[str, ...], ...] = ()
+    # Check memory against the git work tree it lives in (engine.grounding): paths, versions,
+    # commands. Off with `--no-grounding` or `grounding = false`.
+    grounding: bool = True
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:
         """The configured severity, or None when the rule is off."""

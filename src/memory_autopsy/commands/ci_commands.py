@@ -83,6 +83,8 @@ def _settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolated", action="store_true", help="ignore any rule file")
     parser.add_argument("--engine", choices=("heuristic", "embed"))
     parser.add_argument("--max-age-days", type=int, metavar="N")
+    parser.add_argument("--no-grounding", action="store_true",
+                        help="do not check memory against the repository it lives in")
 
 
 def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

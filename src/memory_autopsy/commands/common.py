@@ -45,6 +45,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     if jobs is not None and jobs < 0:
         raise UsageError(f"--jobs must be 0 (one per CPU) or more, got {jobs}")
     changes["jobs"] = 0 if jobs is None else jobs
+    if getattr(args, "no_grounding", False):
+        changes["grounding"] = False
     if getattr(args, "no_cache", False):
         changes["embed"] = replace(settings.embed, use_cache=False)
     return replace(settings, **changes)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from memory_autopsy.engine import (
     blocks,
     deprecated,
     duplicates,
+    grounding,
     hygiene,
     instead,
     judges,
@@ -29,6 +30,7 @@ from memory_autopsy.engine import (
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.stores import Stores
 from memory_autopsy.engine.suppressions import Suppressions
+from memory_autopsy.grounds import Repository
 from memory_autopsy.model import Fact, Finding, Report, Store
 from memory_autopsy.normalize import entity_form
 from memory_autopsy.settings import Settings
@@ -46,6 +48,7 @@ def lint_store(
     *,
     extra_layer: Layer | None = None,
     today: date | None = None,
+    repository: Repository | None = None,
 ) -> Report:
     settings = settings or Settings()
     if settings.focus is not None and settings.focus.issuperset(store.paths):
@@ -84,6 +87,8 @@ def lint_store(
     found += settled.find(ctx)
     found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
+    if repository is not None:
+        found += grounding.find(ctx, repository, settings.exclude)
     if extra_layer is not None:
         found += extra_layer(ctx, found)
     found = judges.judge(found, facts, stores)

@@ -1,0 +1,274 @@
+"""Layer G: memory against the repository it lives in.
+
+A claim that names a repository path git does not list (`missing_path`), pins a dependency or
+tool version the manifests do not admit, or names the project's own version other than its
+manifest's (`stale`), or runs a script, target or recipe no package.json, Makefile or justfile
+defines (`missing_command`). A task still open that names a file the repository now has
+elsewhere under that name is a `status_conflict`: the work is done.
+
+What is not a claim stays silent: code blocks (they hold no facts), URLs, globs, placeholders
+(`<name>`, `path/to/…`), absolute and home paths, a path under a removal or rename ("deleted
+`x.py`", "moved from …"), a file a plan or open task names, and whatever the rule file leaves
+out of the scope. The repository is read once (grounds.Repository); this layer only asks it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from memory_autopsy import lazyre
+from memory_autopsy.engine.context import Context
+from memory_autopsy.engine.findings import fact_finding
+from memory_autopsy.grounds import Declared, Repository, admits
+from memory_autopsy.model import Fact, Finding, Location
+from memory_autopsy.selection import matches
+
+PENDING = frozenset({"pending", "in_progress", "blocked"})
+EXTENSIONS = frozenset("""py pyi ts tsx js jsx mjs cjs mts cts json jsonc md mdx mdc txt yml yaml toml
+    ini cfg conf env lock rs go java kt kts swift rb php cs fs c h cc cpp hpp m mm sh bash zsh ps1
+    bat sql css scss sass less html htm vue svelte astro dart ex exs erl lua r jl scala clj hs ml
+    proto graphql gql prisma tf hcl xml gradle csv ipynb svg png jpg jpeg gif ico webp pdf
+    dockerfile mk cmake nix zig sol rst adoc tex""".split())
+# Words after which a path is not claimed to exist: it was removed, renamed or moved from.
+_GONE = lazyre.compile(
+    r"\b(?:delet(?:e|ed|ing)|remov(?:e|ed|ing)|renam(?:e|ed|ing)|mov(?:e|ed|ing)|dropp?(?:ed|ing)?|"
+    r"deprecat(?:e|ed|ing)|obsolete|legacy|replac(?:e|ed|ing)|no longer|former(?:ly)?|previously|"
+    r"old|archived?|instead of|rather than|gone|retired|merged into|split into|migrat(?:e|ed|ing))\b",
+    re.I)
+_CREATE = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|new|make|set up)\b", re.I)
+_CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
+_BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
+_LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*)$")
+_PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bfoo\b|"
+                              r"(?-i:[A-Z][a-z]+Name\b)", re.I)  # `ComponentName/ComponentName.tsx`
+# Folders builds and tools write, never tracked: a path under one is generated, not rotted.
+_GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
+                        ".venv", "venv", ".cache", ".turbo", ".nuxt", ".svelte-kit"})
+_PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three.js: a product, not a file
+
+
+def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Iterator[Finding]:
+    versions = _VersionReader(repo)
+    for fact in ctx.active:
+        if fact.path.startswith("<"):
+            continue
+        near = _folder_in(repo, fact.path)
+        yield from _paths(fact, repo, near, exclude)
+        yield from versions.find(fact)
+        yield from _commands(fact, repo)
+
+
+def _folder_in(repo: Repository, path: str) -> str:
+    relative = os.path.relpath(os.path.abspath(path), repo.root).replace(os.sep, "/")
+    return relative.rpartition("/")[0]
+
+
+def _shown(repo: Repository, path: str) -> str:
+    """A repository path as the run names files: relative to the working directory."""
+    return os.path.relpath(os.path.join(repo.root, path)).replace(os.sep, "/")
+
+
+# -- paths --------------------------------------------------------------------------------
+
+
+def mentions(claim: str) -> list[tuple[str, bool]]:
+    """The repository paths a claim names, each with whether it was written as code."""
+    found: list[tuple[str, bool]] = []
+    for match in _CODE_SPAN.finditer(claim):
+        found.append((match.group(1).strip(), True))
+    rest = _CODE_SPAN.sub(" ", claim) if "`" in claim else claim
+    for match in _BARE.finditer(rest):
+        found.append((match.group(1), False))
+    return [(path, coded) for text, coded in found if (path := _as_path(text, coded))]
+
+
+def _as_path(text: str, coded: bool) -> str:
+    text = _LINE_SUFFIX.sub("", text.strip().strip("'\"()").rstrip(".,;:"))
+    if not text or " " in text or "://" in text or text.startswith(("/", "~", "@", "..", "-", "\\")):
+        return ""
+    if _PLACEHOLDER.search(text) or "\\" in text or text.count(".") > 6:
+        return ""
+    name = text.rstrip("/").rpartition("/")[2]
+    if not name or name.startswith("."):
+        return text if coded and "/" in text.rstrip("/") else ""  # `.github/workflows/`, not `.env`
+    stem, dot, extension = name.rpartition(".")
+    if dot and stem and extension.lower() in EXTENSIONS and not extension.isdigit():
+        if "/" not in text and _PRODUCT.match(text) and not coded:
+            return ""
+        return text
+    if coded and text.endswith("/") and text.count("/") >= 1 and re.fullmatch(r"[\w./-]+", text):
+        return text
+    return ""
+
+
+def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
+    claim = fact.claim
+    if "/" not in claim and "." not in claim:
+        return
+    named = mentions(claim)
+    if not named or _GONE.search(claim):
+        return
+    pending = fact.status in PENDING
+    for path, coded in named:
+        if "/" not in path.rstrip("/") and not coded:
+            continue  # a bare `name.ext` in prose is read only from code spans
+        if repo.holds(path, near) or any(matches(path, glob) for glob in exclude):
+            continue
+        if path.split("/", 1)[0] in _GENERATED or repo.holds(path.replace("init.", "__init__."), near):
+            continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
+        name = path.rstrip("/").rpartition("/")[2]
+        elsewhere = [p for p in repo.named(name) if not p.endswith("/" + path)]
+        if pending:
+            if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
+                yield _done_elsewhere(fact, repo, path, elsewhere[0])
+            continue
+        if "/" not in path.rstrip("/") and not elsewhere and not _only_names(claim, path) and not coded:
+            continue
+        yield _missing(fact, repo, path, elsewhere)
+
+
+def _only_names(claim: str, path: str) -> bool:
+    """Whether the claim is the path itself, with at most a short note ("`x.py` (parser)")."""
+    rest = claim.replace(f"`{path}`", " ").replace(path, " ")
+    return len(re.findall(r"\w+", rest)) <= 6
+
+
+def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str]) -> Finding:
+    if len(elsewhere) == 1:
+        instead = f"; the repository has `{elsewhere[0]}`"
+        related = [Location(_shown(repo, elsewhere[0]), 1, "", -1)]
+    elif elsewhere:
+        instead = f"; files of that name: {', '.join(f'`{p}`' for p in elsewhere[:3])}" + (" …" if len(elsewhere) > 3 else "")
+        related = [Location(_shown(repo, p), 1, "", -1) for p in elsewhere[:3]]
+    else:
+        instead = ""
+        related = []
+    finding = fact_finding("missing_path", fact, f"`{path}` is not in the repository (git lists no such file or folder){instead}",
+                           extra={"path_named": path, "instead": elsewhere[0] if len(elsewhere) == 1 else None})
+    return finding._replace(related=tuple(related))
+
+
+def _done_elsewhere(fact: Fact, repo: Repository, path: str, found: str) -> Finding:
+    finding = fact_finding(
+        "status_conflict", fact,
+        f"{fact.status.replace('_', ' ')} here, but the repository already has `{found}` (memory names `{path}`)",
+        extra={"how": "repository", "path_named": path, "instead": found})
+    return finding._replace(related=(Location(_shown(repo, found), 1, "", -1),))
+
+
+# -- versions -----------------------------------------------------------------------------
+
+# What memory calls a dependency, where its manifest name differs.
+ALIASES = {
+    "next.js": "next", "nextjs": "next", "node.js": "node", "nodejs": "node", "vue.js": "vue",
+    "tailwind": "tailwindcss", "tailwind css": "tailwindcss", "nuxt.js": "nuxt", "express.js": "express",
+    "golang": "go", "python3": "python", "three.js": "three", "svelte kit": "@sveltejs/kit",
+    "sveltekit": "@sveltejs/kit", "mcp sdk": "@modelcontextprotocol/sdk", "nestjs": "@nestjs/core",
+    "angular": "@angular/core", "d3.js": "d3", "chart.js": "chart.js",
+}
+_VERSION_TAIL = r"(?:\.js)?[ \t]*(?:\(?[ \t]*(?P<op>>=|\^|~|=)?[ \t]*)(?:v|version[ \t]+|@)?(?P<version>\d{1,4}(?:\.\d{1,6}){0,2})(?P<plus>\+)?(?![\w.]*\d)(?![\w-])"
+_OWN = lazyre.compile(r"^\W*(?:current|project|app|package|latest)?[ \t]*version\W{0,6}v?(\d+\.\d+\.\d+)\b", re.I)
+
+
+class _VersionReader:
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    @property
+    def _pattern(self) -> re.Pattern[str] | None:
+        return _names_pattern(self.repo)
+
+    def find(self, fact: Fact) -> Iterator[Finding]:
+        claim = fact.claim
+        if not any(ch.isdigit() for ch in claim) or fact.status in PENDING or _GONE.search(claim):
+            return
+        own = _OWN.match(claim)
+        if own and self.repo.own_versions:
+            declared = self.repo.own_versions[0]
+            if declared.version != own.group(1):
+                yield self._stale(fact, "the project", own.group(1), [declared])
+            return
+        pattern = self._pattern
+        if pattern is None:
+            return
+        for match in pattern.finditer(claim):
+            written = match.group("name")
+            dependency = ALIASES.get(written.lower(), written.lower())
+            if written[:1].islower() and "." not in match.group("version") and not match.group("op"):
+                continue  # "next 2 steps": a product named in prose is capitalized, or given a dotted version
+            comparable = [d for d in self.repo.dependencies.get(dependency, []) if admits(d.version, "0") is not None]
+            if match.group("plus"):
+                continue  # "React 17+": at least 17, which a newer declaration meets
+            answers = [admits(d.version, match.group("version")) for d in comparable]
+            if comparable and all(a is False for a in answers):
+                yield self._stale(fact, written, match.group("version"), comparable)
+
+    def _stale(self, fact: Fact, name: str, version: str, declared: list[Declared]) -> Finding:
+        first = declared[0]
+        where = f"{first.path}:{first.line}"
+        message = (f"{name} {version} here, but the repository declares {first.name or 'version'} "
+                   f"{first.version!r} ({where})")
+        finding = fact_finding("stale", fact, message, extra={"how": "repository", "declared": first.version})
+        return finding._replace(related=tuple(Location(_shown(self.repo, d.path), d.line, "", -1) for d in declared[:3]))
+
+
+@lru_cache(maxsize=4)
+def _names_pattern(repo: Repository) -> re.Pattern[str] | None:
+    names = set(repo.dependencies)
+    names |= {alias for alias, name in ALIASES.items() if name in names}
+    names |= {name.rpartition("/")[2] for name in names if "/" in name and len(name.rpartition("/")[2]) > 3}
+    names = {n for n in names if len(n) >= 2 and not n.isdigit()}
+    if not names:
+        return None
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w@/.-])(?P<name>{alternation}){_VERSION_TAIL}", re.I)
+
+
+# -- commands -----------------------------------------------------------------------------
+
+_RUNNERS = {"npm": "npm", "pnpm": "npm", "yarn": "npm", "bun": "npm", "make": "make", "just": "just"}
+_BUILTINS = frozenset("""install i add remove rm uninstall up update upgrade dlx exec create init link
+    unlink publish outdated why list ls audit config store import patch rebuild prune pack setup env x
+    global workspace workspaces info cache login logout version help run ci deploy licenses dedupe
+    set get view search bin root prefix test-all approve-builds self-update fetch doctor owner
+    whoami""".split())
+_COMMAND = lazyre.compile(r"(?<![\w/.-])(npm|pnpm|yarn|bun|make|just)[ \t]+(?:(run|run-script)[ \t]+)?([A-Za-z][\w:.\-]*)(?![\w/])")
+
+
+_COMMAND_LEAD = lazyre.compile(r"(?:^\W*|\b(?:run|use|with|via|then|and)\s+|[:;(,]\s*)$", re.I)
+
+
+def _commands(fact: Fact, repo: Repository) -> Iterator[Finding]:
+    claim = fact.claim
+    if not any(runner in claim for runner in _RUNNERS) or _GONE.search(claim):
+        return
+    for match in _COMMAND.finditer(claim):
+        tool, run, name = match.groups()
+        if tool in ("make", "just") and not _COMMAND_LEAD.search(claim[: match.start()]):
+            continue  # "to make more room": prose; a target is run ("run `make deploy`") or listed
+        name = name.rstrip(".:,;")
+        runner = _RUNNERS[tool]
+        defined = repo.scripts.get(runner)
+        if not defined:
+            continue  # no package.json, Makefile or justfile: nothing to check against
+        if runner == "npm":
+            if not run and (name in _BUILTINS or tool == "npm" and name not in ("test", "start")
+                            or name in repo.dependencies):  # `pnpm vitest`: a dependency's binary
+                continue
+        elif name in ("install", "all", "help", "-C") and name not in defined:
+            continue
+        if name in defined:
+            continue
+        written = match.group(0)
+        known = ", ".join(sorted(defined)[:8]) + (" …" if len(defined) > 8 else "")
+        kind = {"npm": "script", "make": "target", "just": "recipe"}[runner]
+        where = sorted({path for path, _ in defined.values()})
+        finding = fact_finding(
+            "missing_command", fact,
+            f"`{written}`: no {', '.join(where[:2])} in the repository defines the {kind} `{name}` (it defines: {known})",
+            extra={"command": written})
+        yield finding._replace(related=tuple(Location(_shown(repo, path), line, "", -1)
+                                             for path, line in sorted({v for v in defined.values()})[:1]))

@@ -1,0 +1,93 @@
+"""Memory against the repository it lives in: a path git does not list, a version the manifests
+do not admit, a script no package.json defines; silent for what is no claim, off on request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import committed_repo, run_cli
+from memory_autopsy.grounds import admits
+
+PACKAGE = json.dumps({
+    "name": "demo", "version": "1.2.0",
+    "scripts": {"build": "tsc", "test": "vitest", "test:unit": "vitest run"},
+    "dependencies": {"react": "^19.0.0", "next": "15.3.1"}, "devDependencies": {"vitest": "^2.0.0"},
+    "engines": {"node": ">=20"},
+}, indent=2)
+MEMORY = """# Tech Context
+
+## Stack
+- React 18 with Next.js 15.3
+- Node 18 runtime
+- Works with React 17+ hooks
+- The API client lives in `src/api/client.ts`
+- Setup notes are in `docs/setup.md`
+- Generated bundles land in `dist/main.js`
+- Run `npm run test:e2e` before merging; `npm run build` builds; `pnpm vitest` runs one file
+- Current Version: 1.1.0
+
+## Next Steps
+- [ ] Create `src/feature/new.ts`
+
+## History
+- Deleted `src/old/legacy.ts` in the cleanup
+"""
+
+
+def repository(tmp_path: Path, memory: str = MEMORY) -> Path:
+    return committed_repo(tmp_path / "repo", {
+        "package.json": PACKAGE, "src/lib/api/client.ts": "", "docs/setup.md": "# Setup\n",
+        "memory-bank/techContext.md": memory,
+    })
+
+
+def grounded(repo: Path, *args: str) -> list[tuple[str, int, str]]:
+    code, out, err = run_cli("scan", "memory-bank/", "--json", "--fail-on", "never", *args, cwd=repo)
+    assert code == 0, err
+    return sorted((f["rule"], f["line"], f["message"]) for f in json.loads(out)["findings"]
+                  if f["rule"] in ("missing_path", "missing_command", "stale"))
+
+
+def test_paths_versions_and_commands_are_checked_against_the_repository(tmp_path: Path) -> None:
+    found = grounded(repository(tmp_path))
+    assert [(rule, line) for rule, line, _ in found] == [
+        ("missing_command", 10), ("missing_path", 7), ("stale", 4), ("stale", 5), ("stale", 11)]
+    messages = "\n".join(message for *_, message in found)
+    assert "the repository has `src/lib/api/client.ts`" in messages  # where the file went
+    assert "react '^19.0.0' (package.json:" in messages  # the manifest line that says otherwise
+    assert "it defines: build, test, test:unit" in messages
+
+
+def test_each_finding_links_what_the_repository_holds_instead(tmp_path: Path) -> None:
+    code, out, _ = run_cli("scan", "memory-bank/", "--json", "--fail-on", "never", cwd=repository(tmp_path))
+    related = {f["rule"] + str(f["line"]): [r["path"] for r in f["related"]] for f in json.loads(out)["findings"]}
+    assert related["missing_path7"] == ["src/lib/api/client.ts"]
+    assert related["stale4"] == ["package.json"]
+    assert related["missing_command10"] == ["package.json"]
+
+
+@pytest.mark.parametrize("off", [("--no-grounding",), ("--config", "rules.toml")])
+def test_grounding_is_off_on_request(tmp_path: Path, off: tuple[str, ...]) -> None:
+    repo = repository(tmp_path)
+    (repo / "rules.toml").write_text("grounding = false\n", encoding="utf-8")
+    assert grounded(repo, *off) == []
+
+
+def test_outside_a_work_tree_nothing_is_grounded(tmp_path: Path) -> None:
+    folder = tmp_path / "plain" / "memory-bank"
+    folder.mkdir(parents=True)
+    (folder / "techContext.md").write_text(MEMORY, encoding="utf-8")
+    assert grounded(tmp_path / "plain") == []
+
+
+@pytest.mark.parametrize(("spec", "version", "admitted"), [
+    ("^19.0.0", "18", False), ("^19.0.0", "19", True), ("^18.2.0", "18", True), (">=20", "18", False),
+    (">=20", "22", True), ("15.3.1", "15.3", True), ("15.3.1", "14", False), ("~5.3.0", "5", True),
+    (">=3.10,<4", "3.11", True), (">=2.5", "1", False), ("==2.*", "2", True), ("workspace:*", "1", None),
+    ("1.x || 2.x", "2", True), ("^0.4.1", "0.5", False),
+])
+def test_a_range_that_admits_the_version_is_no_conflict(spec: str, version: str, admitted: bool | None) -> None:
+    assert admits(spec, version) is admitted
