@@ -31,7 +31,7 @@ JUDGES = rr.EVAL_DIR.parent / "src" / "memory_autopsy" / "lexicon" / "judges.jso
 
 
 def scan(folder: str, env: dict[str, str], timeout: float) -> list[dict[str, Any]]:
-    cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", "info"]
+    cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", "info", "--no-grounding"]
     report, failure = rr.scan_json(cmd, rr.FILES_DIR, env, timeout)
     if report is None:
         raise SystemExit(f"scan failed: {folder}: {failure}")

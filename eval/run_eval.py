@@ -181,7 +181,7 @@ def run_scan(scn: dict, engine: str, env: dict[str, str], timeout: float) -> Sca
         for name, data in files.items():
             (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
             (Path(tmp) / name).write_bytes(data)
-        cmd = [sys.executable, "-m", "memory_autopsy", "scan", *names, "--json", "--engine", engine]
+        cmd = [sys.executable, "-m", "memory_autopsy", "scan", *names, "--json", "--engine", engine, "--no-grounding"]
         if engine == "embed":
             cmd.append("--no-cache")  # a stand-in server on a random port must not grow the cache
         report, res.failure = scan_json(cmd, tmp, env, timeout)

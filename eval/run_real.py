@@ -311,7 +311,8 @@ def to_finding(item: dict[str, Any]) -> Finding:
 
 def run_scan(folder: str, fail_on: str, env: dict[str, str], timeout: float) -> FolderScan:
     res = FolderScan(folder)
-    cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", fail_on]
+    cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", fail_on,
+           "--no-grounding"]  # copies of other repositories' memory: not this repository's
     report, res.failure = scan_json(cmd, FILES_DIR, env, timeout)
     if report is None:
         return res

@@ -18,7 +18,7 @@ else:  # pragma: no cover
 def test_runtime_dependencies_are_few() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     names = sorted(d.split(">")[0].split(";")[0].split("=")[0].strip() for d in project["dependencies"])
-    assert names == ["pyyaml", "tomli"]
+    assert names == ["packaging", "pyyaml", "tomli"]
     assert project["optional-dependencies"]["embed"] == ["httpx>=0.27"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
 
