@@ -235,9 +235,10 @@ def test_the_install_step_offline_pinned_and_hash_checked(tmp_path: Path) -> Non
     wheelhouse.mkdir()
     setuptools = shutil.copy(max(seed.glob("setuptools-*.whl")), wheelhouse)
     pyyaml = repacked("PyYAML", wheelhouse)
+    packaging = repacked("packaging", wheelhouse)
     folder = tmp_path / "action"
     shutil.copytree(ROOT, folder, ignore=COPY_IGNORE)
-    pins = {Path(setuptools): "setuptools", pyyaml: "pyyaml"}
+    pins = {Path(setuptools): "setuptools", pyyaml: "pyyaml", packaging: "packaging"}
 
     def pin(hashes: dict[str, str]) -> None:
         pin_wheels(folder / "action-requirements.txt", pins, hashes)
