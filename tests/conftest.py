@@ -188,10 +188,12 @@ def pin_wheels(requirements: Path, pins: dict[Path, str], hashes: dict[str, str]
 
 
 def pinned_wheelhouse(folder: Path, wheelhouse: Path) -> Path:
-    """Seed setuptools and the installed PyYAML as wheels, and the action in `folder` pinned to them."""
+    """Seed setuptools and the installed PyYAML and packaging as wheels, and the action in `folder`
+    pinned to them."""
     import shutil
 
     wheelhouse.mkdir(parents=True, exist_ok=True)
     setuptools = Path(shutil.copy(max(offline_wheels().glob("setuptools-*.whl")), wheelhouse))
-    pin_wheels(folder / "action-requirements.txt", {setuptools: "setuptools", repacked("PyYAML", wheelhouse): "pyyaml"})
+    pin_wheels(folder / "action-requirements.txt", {setuptools: "setuptools", repacked("PyYAML", wheelhouse): "pyyaml",
+                                                    repacked("packaging", wheelhouse): "packaging"})
     return wheelhouse
