@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import committed_repo, run_cli
+from conftest import committed_repo, git, run_cli, run_process, write
 from memory_autopsy.grounds import admits
 
 PACKAGE = json.dumps({
@@ -91,3 +91,36 @@ def test_outside_a_work_tree_nothing_is_grounded(tmp_path: Path) -> None:
 ])
 def test_a_range_that_admits_the_version_is_no_conflict(spec: str, version: str, admitted: bool | None) -> None:
     assert admits(spec, version) is admitted
+
+
+def test_a_manifest_that_leads_outside_the_tree_is_not_read(tmp_path: Path) -> None:
+    """A pull request can commit package.json as a link to a file elsewhere on the runner: the
+    layer reads it as memory files are read, inside the tree, following no link."""
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps({"dependencies": {"react": "^19.0.0"}}), encoding="utf-8")
+    repo = committed_repo(tmp_path / "repo", {"memory-bank/techContext.md": "# Tech\n\n- React 18 for the UI\n"})
+    (repo / "package.json").symlink_to(outside)
+    assert grounded(repo) == []
+
+
+def test_a_fifo_manifest_never_blocks_the_run(tmp_path: Path) -> None:
+    import os
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    os.mkfifo(repo / "pipe")  # git keeps no FIFO: a committed link to one stands for it
+    (repo / "package.json").symlink_to("pipe")
+    write(repo / "memory-bank" / "techContext.md", "# Tech\n\n- React 18 for the UI\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "package.json", "memory-bank")
+    git(repo, "commit", "-qm", "base")
+    done = run_process("scan", "memory-bank/", "--json", "--fail-on", "never", cwd=repo, timeout=60)
+    assert done.code == 0, done.err
+
+
+def test_a_path_leading_out_of_the_tree_is_never_looked_up_outside_it(tmp_path: Path) -> None:
+    """Whether a file outside the repository exists is nobody's business: such a path is not held."""
+    (tmp_path / "secret.txt").write_text("x", encoding="utf-8")
+    repo = committed_repo(tmp_path / "repo", {"memory-bank/notes.md": "# Notes\n\n- Keys live in `docs/../../secret.txt`\n",
+                                              "docs/setup.md": "# Setup\n"})
+    assert [rule for rule, *_ in grounded(repo)] == ["missing_path"]

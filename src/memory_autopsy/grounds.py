@@ -3,7 +3,8 @@ asks it: which paths git lists, which versions the manifests declare, which scri
 they define. Everything is read once per run and only when asked; nothing here runs git (the
 pipeline hands over git's listing) or touches the network.
 
-Manifests are read with the ecosystems' own formats: JSON for package.json, TOML (tomllib or
+Manifests are read as memory files are (inside the tree, no link followed, bounded), with the
+ecosystems' own formats: JSON for package.json, TOML (tomllib or
 tomli) for pyproject.toml and Cargo.toml, PEP 508 requirement lines for requirements files,
 go.mod's `go` and `require` lines, a version file's one line (.nvmrc, .python-version), and
 the image tag of a Dockerfile's FROM. Version ranges are compared with `packaging`.
@@ -19,6 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
+
+from memory_autopsy.ingest.confined import LeadsOutside, Roots, read_inside
 
 MANIFEST_NAMES = frozenset({
     "package.json", "pyproject.toml", "cargo.toml", "go.mod", ".nvmrc", ".node-version",
@@ -47,6 +50,10 @@ class Repository:
     root: str
     listed: frozenset[str]
     _read: dict[str, str | None] = field(default_factory=dict)
+
+    @cached_property
+    def _roots(self) -> Roots:
+        return Roots((os.path.realpath(self.root),))  # the tree alone, not the working directory
 
     # -- paths -------------------------------------------------------------------------
 
@@ -95,7 +102,9 @@ class Repository:
             return True
         if near and os.path.normpath(f"{near}/{path}").replace(os.sep, "/") in self._tails:
             return True
-        return os.path.lexists(os.path.join(self.root, path))
+        on_disk = os.path.normpath(os.path.join(self.root, path))
+        # only asked inside the tree: memory a pull request wrote never learns what lies outside it
+        return self._roots.inside(on_disk) and os.path.lexists(on_disk)
 
     def named(self, name: str) -> list[str]:
         """The listed files of that base name."""
@@ -104,8 +113,15 @@ class Repository:
     # -- manifests ---------------------------------------------------------------------
 
     def text(self, path: str) -> str | None:
+        """A manifest's text, read as memory files are (ingest.confined): inside the tree, no
+        link followed, a regular file only (a FIFO a pull request commits never blocks the
+        run), at most MAX_MANIFEST bytes; None when it cannot be read so."""
         if path not in self._read:
-            self._read[path] = _read(os.path.join(self.root, path))
+            try:
+                data = read_inside(os.path.join(self.root, path), self._roots, MAX_MANIFEST)
+            except (OSError, LeadsOutside):
+                data = None
+            self._read[path] = None if data is None else data.decode("utf-8", "replace")
         return self._read[path]
 
     @cached_property
@@ -113,7 +129,7 @@ class Repository:
         found = []
         for path in sorted(self.listed):
             name = path.rpartition("/")[2].lower()
-            if any(part in path for part in SKIPPED_FOLDERS if path.startswith(part) or f"/{part}" in path):
+            if any(path.startswith(part) or f"/{part}" in path for part in SKIPPED_FOLDERS):
                 continue
             if name in MANIFEST_NAMES or _is_requirements(name) or name.startswith("dockerfile"):
                 found.append(path)
@@ -134,12 +150,12 @@ class Repository:
     @cached_property
     def own_versions(self) -> list[Declared]:
         """The project's own version, as its top-level manifests give it."""
-        out = []
+        out: list[Declared] = []
         for path in ("package.json", "pyproject.toml", "Cargo.toml"):
             if path in self.listed:
                 text = self.text(path)
                 if text is not None:
-                    out += [d for d in _own_version(path, text)]
+                    out += _own_version(path, text)
         return out
 
     @cached_property
@@ -163,17 +179,6 @@ class Repository:
             for script, line in found:
                 table.setdefault(script, (path, line))
         return out
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_MANIFEST + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_MANIFEST:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 def _is_requirements(name: str) -> bool:

@@ -51,13 +51,12 @@ _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three
 
 
 def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Iterator[Finding]:
-    versions = _VersionReader(repo)
     for fact in ctx.active:
         if fact.path.startswith("<"):
             continue
         near = _folder_in(repo, fact.path)
         yield from _paths(fact, repo, near, exclude)
-        yield from versions.find(fact)
+        yield from _versions(fact, repo)
         yield from _commands(fact, repo)
 
 
@@ -69,6 +68,14 @@ def _folder_in(repo: Repository, path: str) -> str:
 def _shown(repo: Repository, path: str) -> str:
     """A repository path as the run names files: relative to the working directory."""
     return os.path.relpath(os.path.join(repo.root, path)).replace(os.sep, "/")
+
+
+def _grounded(rule: str, fact: Fact, message: str, where: list[tuple[str, int]], repo: Repository,
+              **extra: object) -> Finding:
+    """A finding on the fact whose other side is what the repository holds (a listed file, a
+    manifest line): a related location with no fact."""
+    finding = fact_finding(rule, fact, message, extra=extra)
+    return finding._replace(related=tuple(Location(_shown(repo, path), line, "", -1) for path, line in where))
 
 
 # -- paths --------------------------------------------------------------------------------
@@ -139,24 +146,20 @@ def _only_names(claim: str, path: str) -> bool:
 def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str]) -> Finding:
     if len(elsewhere) == 1:
         instead = f"; the repository has `{elsewhere[0]}`"
-        related = [Location(_shown(repo, elsewhere[0]), 1, "", -1)]
     elif elsewhere:
         instead = f"; files of that name: {', '.join(f'`{p}`' for p in elsewhere[:3])}" + (" …" if len(elsewhere) > 3 else "")
-        related = [Location(_shown(repo, p), 1, "", -1) for p in elsewhere[:3]]
     else:
         instead = ""
-        related = []
-    finding = fact_finding("missing_path", fact, f"`{path}` is not in the repository (git lists no such file or folder){instead}",
-                           extra={"path_named": path, "instead": elsewhere[0] if len(elsewhere) == 1 else None})
-    return finding._replace(related=tuple(related))
+    return _grounded("missing_path", fact, f"`{path}` is not in the repository (git lists no such file or folder){instead}",
+                     [(p, 1) for p in elsewhere[:3]], repo,
+                     path_named=path, instead=elsewhere[0] if len(elsewhere) == 1 else None)
 
 
 def _done_elsewhere(fact: Fact, repo: Repository, path: str, found: str) -> Finding:
-    finding = fact_finding(
+    return _grounded(
         "status_conflict", fact,
         f"{fact.status.replace('_', ' ')} here, but the repository already has `{found}` (memory names `{path}`)",
-        extra={"how": "repository", "path_named": path, "instead": found})
-    return finding._replace(related=(Location(_shown(repo, found), 1, "", -1),))
+        [(found, 1)], repo, how="repository", path_named=path, instead=found)
 
 
 # -- versions -----------------------------------------------------------------------------
@@ -173,46 +176,37 @@ _VERSION_TAIL = r"(?:\.js)?[ \t]*(?:\(?[ \t]*(?P<op>>=|\^|~|=)?[ \t]*)(?:v|versi
 _OWN = lazyre.compile(r"^\W*(?:current|project|app|package|latest)?[ \t]*version\W{0,6}v?(\d+\.\d+\.\d+)\b", re.I)
 
 
-class _VersionReader:
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
+def _versions(fact: Fact, repo: Repository) -> Iterator[Finding]:
+    claim = fact.claim
+    if not any(ch.isdigit() for ch in claim) or fact.status in PENDING or _GONE.search(claim):
+        return
+    own = _OWN.match(claim)
+    if own and repo.own_versions:
+        declared = repo.own_versions[0]
+        if declared.version != own.group(1):
+            yield _stale(fact, repo, "the project", own.group(1), [declared])
+        return
+    pattern = _names_pattern(repo)
+    if pattern is None:
+        return
+    for match in pattern.finditer(claim):
+        written = match.group("name")
+        if written[:1].islower() and "." not in match.group("version") and not match.group("op"):
+            continue  # "next 2 steps": a product named in prose is capitalized, or given a dotted version
+        if match.group("plus"):
+            continue  # "React 17+": at least 17, which a newer declaration meets
+        dependency = ALIASES.get(written.lower(), written.lower())
+        comparable = [d for d in repo.dependencies.get(dependency, []) if admits(d.version, "0") is not None]
+        if comparable and all(admits(d.version, match.group("version")) is False for d in comparable):
+            yield _stale(fact, repo, written, match.group("version"), comparable)
 
-    @property
-    def _pattern(self) -> re.Pattern[str] | None:
-        return _names_pattern(self.repo)
 
-    def find(self, fact: Fact) -> Iterator[Finding]:
-        claim = fact.claim
-        if not any(ch.isdigit() for ch in claim) or fact.status in PENDING or _GONE.search(claim):
-            return
-        own = _OWN.match(claim)
-        if own and self.repo.own_versions:
-            declared = self.repo.own_versions[0]
-            if declared.version != own.group(1):
-                yield self._stale(fact, "the project", own.group(1), [declared])
-            return
-        pattern = self._pattern
-        if pattern is None:
-            return
-        for match in pattern.finditer(claim):
-            written = match.group("name")
-            dependency = ALIASES.get(written.lower(), written.lower())
-            if written[:1].islower() and "." not in match.group("version") and not match.group("op"):
-                continue  # "next 2 steps": a product named in prose is capitalized, or given a dotted version
-            comparable = [d for d in self.repo.dependencies.get(dependency, []) if admits(d.version, "0") is not None]
-            if match.group("plus"):
-                continue  # "React 17+": at least 17, which a newer declaration meets
-            answers = [admits(d.version, match.group("version")) for d in comparable]
-            if comparable and all(a is False for a in answers):
-                yield self._stale(fact, written, match.group("version"), comparable)
-
-    def _stale(self, fact: Fact, name: str, version: str, declared: list[Declared]) -> Finding:
-        first = declared[0]
-        where = f"{first.path}:{first.line}"
-        message = (f"{name} {version} here, but the repository declares {first.name or 'version'} "
-                   f"{first.version!r} ({where})")
-        finding = fact_finding("stale", fact, message, extra={"how": "repository", "declared": first.version})
-        return finding._replace(related=tuple(Location(_shown(self.repo, d.path), d.line, "", -1) for d in declared[:3]))
+def _stale(fact: Fact, repo: Repository, name: str, version: str, declared: list[Declared]) -> Finding:
+    first = declared[0]
+    message = (f"{name} {version} here, but the repository declares {first.name or 'version'} "
+               f"{first.version!r} ({first.path}:{first.line})")
+    return _grounded("stale", fact, message, [(d.path, d.line) for d in declared[:3]], repo,
+                     how="repository", declared=first.version)
 
 
 @lru_cache(maxsize=4)
@@ -266,9 +260,7 @@ def _commands(fact: Fact, repo: Repository) -> Iterator[Finding]:
         known = ", ".join(sorted(defined)[:8]) + (" …" if len(defined) > 8 else "")
         kind = {"npm": "script", "make": "target", "just": "recipe"}[runner]
         where = sorted({path for path, _ in defined.values()})
-        finding = fact_finding(
+        yield _grounded(
             "missing_command", fact,
             f"`{written}`: no {', '.join(where[:2])} in the repository defines the {kind} `{name}` (it defines: {known})",
-            extra={"command": written})
-        yield finding._replace(related=tuple(Location(_shown(repo, path), line, "", -1)
-                                             for path, line in sorted({v for v in defined.values()})[:1]))
+            sorted(set(defined.values()))[:1], repo, command=written)

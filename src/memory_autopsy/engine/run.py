@@ -88,7 +88,7 @@ def lint_store(
     found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if repository is not None:
-        found += grounding.find(ctx, repository, settings.exclude)
+        found += grounding.find(own, repository, settings.exclude)  # each fact alone: the focus only
     if extra_layer is not None:
         found += extra_layer(ctx, found)
     found = judges.judge(found, facts, stores)
