@@ -124,3 +124,35 @@ def test_a_path_leading_out_of_the_tree_is_never_looked_up_outside_it(tmp_path: 
     repo = committed_repo(tmp_path / "repo", {"memory-bank/notes.md": "# Notes\n\n- Keys live in `docs/../../secret.txt`\n",
                                               "docs/setup.md": "# Setup\n"})
     assert [rule for rule, *_ in grounded(repo)] == ["missing_path"]
+
+
+WRITTEN = """# Project Memory
+
+## Layout
+- `parser.ts`
+- **Component:** `Chat.tsx` (and its context)
+- `src/core/thing.py` — the entry point
+- `themes/` — a sibling git repo with its own `scripts/browse.py`
+- File names are kebab-case (e.g., `task-orchestrator.ts`)
+- `config/local.json` holds personal settings (gitignored)
+- Card images are `assets/cards/front-NNN.png`
+- Coverage is measured with `coverage.py` in CI
+
+## Tracker (`tracker/`)
+- `innovation/card.py` — Card class
+- `innovation/game_state.py` — GameState class
+
+## Library (`src/lib/`)
+- `api/client.ts` — the client
+- `api/missing.ts` — the cache
+"""
+
+
+def test_paths_are_read_as_written_and_from_the_folder_their_section_is_about(tmp_path: Path) -> None:
+    """A name written as code is a path even without a folder; a section or item about a folder
+    the repository lacks (a sibling project) names paths in there; examples, placeholders, files
+    the claim says git ignores and bare names in a sentence are no claims."""
+    found = grounded(repository(tmp_path, WRITTEN))
+    assert [(rule, line, message.split("`")[1]) for rule, line, message in found] == [
+        ("missing_path", 4, "parser.ts"), ("missing_path", 5, "Chat.tsx"), ("missing_path", 6, "src/core/thing.py"),
+        ("missing_path", 19, "api/missing.ts")]

@@ -50,6 +50,7 @@ class Repository:
     root: str
     listed: frozenset[str]
     _read: dict[str, str | None] = field(default_factory=dict)
+    _lines: dict[str, list[str]] = field(default_factory=dict)
 
     @cached_property
     def _roots(self) -> Roots:
@@ -123,6 +124,14 @@ class Repository:
                 data = None
             self._read[path] = None if data is None else data.decode("utf-8", "replace")
         return self._read[path]
+
+    def lines(self, path: str) -> list[str]:
+        """A file's lines, read as `text` reads it (a memory file, to see a claim as written);
+        empty when it cannot be read so."""
+        if path not in self._lines:
+            text = self.text(path)
+            self._lines[path] = [] if text is None else text.splitlines()
+        return self._lines[path]
 
     @cached_property
     def manifests(self) -> tuple[str, ...]:

@@ -38,11 +38,19 @@ _GONE = lazyre.compile(
     r"deprecat(?:e|ed|ing)|obsolete|legacy|replac(?:e|ed|ing)|no longer|former(?:ly)?|previously|"
     r"old|archived?|instead of|rather than|gone|retired|merged into|split into|migrat(?:e|ed|ing))\b",
     re.I)
+# The claim itself says git does not track the file: a local file, not a rotted one.
+_UNTRACKED = lazyre.compile(r"\b(?:git-?ignored|ignored by git|untracked|not (?:checked in|committed|tracked))\b", re.I)
+_MARKUP = lazyre.compile(r"[`*_]")
+# What an example names is not claimed to exist: "(e.g., `task-orchestrator.ts`)".
+_EXAMPLE = lazyre.compile(r"\b(?:e\.g\.|eg\.|ex:|i\.e\.|for example|for instance|such as)[^)\n]{0,300}", re.I)
+_FOLDER = lazyre.compile(r"(?<![\w/.-])([\w.-]{1,100}/)(?![\w/])")
+_OPENING_FOLDER = lazyre.compile(r"^\W{0,6}([\w.-]{1,100}(?:/[\w.-]{1,100}){0,10}/)[ \t]*(?:[—–:(-]|$)")
+_LABEL = lazyre.compile(r"^\W{0,6}(?:[^\W\d][^:\n]{0,40}:[ \t]*)?")
 _CREATE = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|new|make|set up)\b", re.I)
 _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
 _BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
 _LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*)$")
-_PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bfoo\b|"
+_PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bnnn\b|\bfoo\b|"
                               r"(?-i:[A-Z][a-z]+Name\b)", re.I)  # `ComponentName/ComponentName.tsx`
 # Folders builds and tools write, never tracked: a path under one is generated, not rotted.
 _GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
@@ -115,15 +123,28 @@ def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) ->
     claim = fact.claim
     if "/" not in claim and "." not in claim:
         return
-    named = mentions(claim)
-    if not named or _GONE.search(claim):
+    if _GONE.search(claim) or _UNTRACKED.search(claim):
         return
+    named = mentions(_as_written(fact, repo))
+    if not named:
+        return
+    heading, opening = _scopes(fact)
+    bases = [*heading, *opening]
+    if any(not repo.holds(base, near) for base in heading):
+        return  # the section is about a folder the repository lacks: another tree
+    other_tree = any(not repo.holds(base, near) for base in opening)
     pending = fact.status in PENDING
     for path, coded in named:
         if "/" not in path.rstrip("/") and not coded:
             continue  # a bare `name.ext` in prose is read only from code spans
+        if path.endswith("/") and "/" not in path.rstrip("/"):
+            continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
+        if other_tree and path not in opening:
+            continue  # the item is about a folder the repository lacks: its paths are in there
         if repo.holds(path, near) or any(matches(path, glob) for glob in exclude):
             continue
+        if any(repo.holds(f"{base.rstrip('/')}/{path}", near) for base in bases):
+            continue  # named from the folder its section or item is about
         if path.split("/", 1)[0] in _GENERATED or repo.holds(path.replace("init.", "__init__."), near):
             continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
         name = path.rstrip("/").rpartition("/")[2]
@@ -132,15 +153,43 @@ def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) ->
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
                 yield _done_elsewhere(fact, repo, path, elsewhere[0])
             continue
-        if "/" not in path.rstrip("/") and not elsewhere and not _only_names(claim, path) and not coded:
-            continue
+        if "/" not in path and not elsewhere and not _leads(claim, path):
+            continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
         yield _missing(fact, repo, path, elsewhere)
+
+
+def _as_written(fact: Fact, repo: Repository) -> str:
+    """The claim as its file has it, code spans and all (the reader drops the backticks), when
+    its lines can be read and still say it; else the claim."""
+    if fact.shape not in ("markdown", "table") or fact.line < 1:
+        return fact.claim
+    relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
+    lines = [] if relative.startswith("../") else repo.lines(relative)
+    written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
+    if fact.claim[:24].replace("`", "") not in _MARKUP.sub("", written):
+        return fact.claim
+    return _EXAMPLE.sub(" ", written) if "e" in written else written
+
+
+def _scopes(fact: Fact) -> tuple[list[str], list[str]]:
+    """The folders a claim is about as a whole: those its section's heading names ("## Tracker
+    (`tracker/`)"), and the one the item opens with ("`themes/` — …"). A path it names may be
+    written from there."""
+    opening = _OPENING_FOLDER.match(fact.claim)
+    return (_FOLDER.findall(fact.entity) if "/" in fact.entity else [],
+            [opening.group(1)] if opening else [])
 
 
 def _only_names(claim: str, path: str) -> bool:
     """Whether the claim is the path itself, with at most a short note ("`x.py` (parser)")."""
     rest = claim.replace(f"`{path}`", " ").replace(path, " ")
     return len(re.findall(r"\w+", rest)) <= 6
+
+
+def _leads(claim: str, path: str) -> bool:
+    """Whether the claim is about the path: it opens the item, after a label at most
+    ("**Component:** `ChatComponent.tsx` (and context)")."""
+    return _LABEL.sub("", claim, count=1).lstrip("`*_ ").startswith(path)
 
 
 def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str]) -> Finding:
