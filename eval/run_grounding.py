@@ -49,6 +49,11 @@ def build(folder: Path, into: Path) -> None:
             target = into / path.relative_to(tree)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+    ignores = folder / "gitignores.json"  # kept apart: a `.gitignore` in this tree would steer this repository's git
+    if ignores.is_file():
+        for name, text in json.loads(ignores.read_text("utf-8")).items():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            (into / name).write_text(text, encoding="utf-8", newline="")
     subprocess.run([*GIT, "init", "-q"], cwd=into, check=True)
     subprocess.run([*GIT, "add", "-A", "-f"], cwd=into, check=True, capture_output=True)
     subprocess.run([*GIT, "commit", "-q", "-m", "tree", "--no-verify"], cwd=into, check=True, capture_output=True)

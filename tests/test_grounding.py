@@ -4,6 +4,7 @@ do not admit, a script no package.json defines; silent for what is no claim, off
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,33 @@ def test_paths_are_read_as_written_and_from_the_folder_their_section_is_about(tm
     assert [(rule, line, message.split("`")[1]) for rule, line, message in found] == [
         ("missing_path", 4, "parser.ts"), ("missing_path", 5, "Chat.tsx"), ("missing_path", 6, "src/core/thing.py"),
         ("missing_path", 19, "api/missing.ts")]
+
+
+def test_a_path_the_repository_ignores_is_a_local_file_not_a_rotted_one(tmp_path: Path) -> None:
+    memory = ("# Notes\n\n- Sample data in `data/run_1/`\n- Secrets in `config/app.local.json`\n"
+              "- Kept fixture `data/keep/fixture.json`\n- Entry point `src/main.py`\n")
+    repo = committed_repo(tmp_path / "repo", {
+        ".gitignore": "# local files\ndata/*\n!data/keep/\n", "config/.gitignore": "*.local.json\n",
+        "memory-bank/notes.md": memory, "docs/setup.md": "# Setup\n"})
+    assert [(rule, line) for rule, line, _ in grounded(repo)] == [("missing_path", 5), ("missing_path", 6)]
+
+
+IGNORES = {".gitignore": "# local\n*.log\n/build\ndata/*\n!data/keep/\nout/\n\\#literal\ndocs/**/draft.md\n",
+           "web/.gitignore": "/dist\n*.local.json\n!app.local.json\n"}
+ASKED = ["a.log", "src/x.log", "build/a.js", "src/build/a.js", "data/run/", "data/run/x.csv", "data/keep/f.json",
+         "out/", "src/out/x", "#literal", "docs/a/draft.md", "docs/draft.md", "web/dist/a.js", "dist/a.js",
+         "web/s.local.json", "web/app.local.json", "web/src/b.local.json", "src/main.py"]
+
+
+def test_ignored_paths_are_those_git_ignores(tmp_path: Path) -> None:
+    """The `.gitignore` reading agrees with `git check-ignore` on what it is asked: missing paths."""
+    from memory_autopsy.grounds import Repository
+
+    repo = committed_repo(tmp_path / "repo", {**IGNORES, "README.md": "x\n"})
+    asked = "\0".join(ASKED) + "\0"
+    done = subprocess.run(["git", "check-ignore", "--no-index", "--stdin", "-z"], cwd=repo, input=asked,
+                          capture_output=True, text=True, check=False)
+    by_git = {name.rstrip("/") for name in done.stdout.split("\0") if name}
+    ours = Repository(str(repo), frozenset(IGNORES) | {"README.md"})
+    assert len(by_git) >= 8  # the question is asked of both answers
+    assert {p.rstrip("/") for p in ASKED if ours.ignored(p)} == by_git

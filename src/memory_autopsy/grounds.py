@@ -22,11 +22,13 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from memory_autopsy.ingest.confined import LeadsOutside, Roots, read_inside
+from memory_autopsy.selection import matches
 
 MANIFEST_NAMES = frozenset({
     "package.json", "pyproject.toml", "cargo.toml", "go.mod", ".nvmrc", ".node-version",
     ".python-version", "makefile", "gnumakefile", "justfile", ".justfile",
 })
+MAX_IGNORE_LINES = 5000  # of one .gitignore: past that, a generated list, not rules anyone keeps
 MAX_MANIFEST = 1 << 20  # bytes: a larger "manifest" is no manifest anyone wrote by hand
 # A manifest under one of these is a copy, a fixture or a sample, not the project's own.
 SKIPPED_FOLDERS = ("node_modules/", "vendor/", "third_party/", ".git/", "fixtures/", "__fixtures__/",
@@ -106,6 +108,36 @@ class Repository:
         on_disk = os.path.normpath(os.path.join(self.root, path))
         # only asked inside the tree: memory a pull request wrote never learns what lies outside it
         return self._roots.inside(on_disk) and os.path.lexists(on_disk)
+
+    @cached_property
+    def _ignore_rules(self) -> tuple[tuple[str, str, bool], ...]:
+        """(folder, pattern, negated) of every listed `.gitignore`, in the order git weighs
+        them: a deeper file after a shallower one, a later line after an earlier one."""
+        rules: list[tuple[str, str, bool]] = []
+        files = sorted((p for p in self.listed if p.rpartition("/")[2] == ".gitignore"), key=lambda p: (p.count("/"), p))
+        for path in files:
+            text = self.text(path)
+            for line in (text or "").splitlines()[:MAX_IGNORE_LINES]:
+                line = line.rstrip()
+                if not line or line.startswith("#"):
+                    continue
+                negated = line.startswith("!")
+                line = line[negated:].removeprefix("\\")  # `\#name`, `\!name`: the name itself
+                if line:
+                    rules.append((path.rpartition("/")[0], line, negated))
+        return tuple(rules)
+
+    def ignored(self, path: str) -> bool:
+        """Whether the repository's `.gitignore` files leave `path` out: a local file (`.env`,
+        `data/`), never one the repository promised. A folder is ignored when what lies in it is."""
+        path = path.strip("/").removeprefix("./") + ("/-" if path.endswith("/") else "")
+        verdict = False
+        for folder, pattern, negated in self._ignore_rules:
+            if folder and not path.startswith(folder + "/"):
+                continue
+            if matches(path[len(folder) + 1:] if folder else path, pattern):
+                verdict = not negated
+        return verdict
 
     def named(self, name: str) -> list[str]:
         """The listed files of that base name."""

@@ -141,7 +141,7 @@ def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) ->
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
             continue  # the item is about a folder the repository lacks: its paths are in there
-        if repo.holds(path, near) or any(matches(path, glob) for glob in exclude):
+        if repo.holds(path, near) or any(matches(path, glob) for glob in exclude) or repo.ignored(path):
             continue
         if any(repo.holds(f"{base.rstrip('/')}/{path}", near) for base in bases):
             continue  # named from the folder its section or item is about
