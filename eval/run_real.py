@@ -309,10 +309,11 @@ def to_finding(item: dict[str, Any]) -> Finding:
                    str(item.get("message", "")))
 
 
-def run_scan(folder: str, fail_on: str, env: dict[str, str], timeout: float) -> FolderScan:
+def run_scan(folder: str, fail_on: str, env: dict[str, str], timeout: float, engine: str = "heuristic") -> FolderScan:
     res = FolderScan(folder)
     cmd = [sys.executable, "-m", "memory_autopsy", "scan", folder, "--format", "json", "--fail-on", fail_on,
-           "--no-grounding"]  # copies of other repositories' memory: not this repository's
+           "--no-grounding",  # copies of other repositories' memory: not this repository's
+           "--engine", engine]
     report, res.failure = scan_json(cmd, FILES_DIR, env, timeout)
     if report is None:
         return res
@@ -557,6 +558,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"source tree to measure (default {DEFAULT_SRC})")
     ap.add_argument("--fail-on", choices=SEVERITIES, default="warning", help="lowest failing severity")
     ap.add_argument("--json", action="store_true", help="print machine-readable results")
+    ap.add_argument("--engine", choices=("heuristic", "embed"), default="heuristic",
+                    help="the engine scanned with (embed: the packaged static model unless OLLAMA_BASE_URL names a server)")
     ap.add_argument("--show", action="store_true",
                     help="list every false alarm and missed problem of the dev part (never the test part)")
     ap.add_argument("--folder", action="append", metavar="NAME",
@@ -612,7 +615,7 @@ def measure(args: argparse.Namespace, labels: Labels, folders: list[str]) -> dic
         fail([f"cannot import memory_autopsy from {args.src}: {why}"])
         return None
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        scans = list(pool.map(lambda f: run_scan(f, args.fail_on, env, args.timeout), folders))
+        scans = list(pool.map(lambda f: run_scan(f, args.fail_on, env, args.timeout, args.engine), folders))
     res = results(score_run(scans, labels, args.fail_on), labels, args.src, args.fail_on)
     res["folders"] = folders if args.folder else None
     res["parts"] = {}

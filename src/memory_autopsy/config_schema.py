@@ -262,7 +262,7 @@ VOCABULARY: dict[str, Check] = {
 }
 STALENESS: dict[str, Check] = {"max-age-days": whole(0, MAX_AGE_DAYS)}
 EMBED: dict[str, Check] = {
-    "provider": choice("ollama", "openai"),
+    "provider": choice("static", "ollama", "openai"),
     "url": url,
     "model": text,
     "api-key-env": env_name,

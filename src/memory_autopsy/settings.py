@@ -16,7 +16,7 @@ from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 class EmbedSettings:
     """The embedding layer's provider, model and limits."""
 
-    provider: str = "ollama"
+    provider: str = ""  # "": the packaged static model unless a url names a server (embed.client.is_static)
     url: str | None = None
     model: str | None = None
     api_key_env: str | None = None

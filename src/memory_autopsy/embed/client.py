@@ -76,7 +76,7 @@ def resolve(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> E
     env = os.environ if environ is None else environ
     provider = (embed.provider or "ollama").strip().lower()
     if provider not in PROVIDERS:
-        raise EmbedError(f"unknown embedding provider {embed.provider!r} (use ollama or openai)")
+        raise EmbedError(f"unknown embedding provider {embed.provider!r} (use static, ollama or openai)")
     model = embed.model or env.get(MODEL_VARIABLE) or DEFAULT_MODEL
     return Endpoint(
         provider,
@@ -85,6 +85,14 @@ def resolve(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> E
         float(embed.timeout),
         key_variable(embed, env),
     )
+
+
+def is_static(embed: EmbedSettings, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the packaged model embeds: asked for (`provider = "static"`), or nothing names a
+    server (no provider, `url` or OLLAMA_BASE_URL)."""
+    env = os.environ if environ is None else environ
+    provider = (embed.provider or "").strip().lower()
+    return provider == "static" or not (provider or embed.url or env.get(URL_VARIABLE))
 
 
 def _base_url(embed: EmbedSettings, env: Mapping[str, str]) -> str:

@@ -11,6 +11,7 @@ agree (same, or a refinement) vetoes a conflict: paraphrases are never findings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -137,7 +138,9 @@ def _frame_candidates(body: str) -> Iterator[tuple[list[str], str]]:
         if tok in PREPOSITIONS and i > 0:
             yield _phrase(toks, i + 1)[0], f"prepositional '{tok}'"
         elif tok in COPULAS and i + 1 < len(toks) and not _is_verbish(toks[i + 1]):
-            yield _phrase(toks, i + 1)[0], "copula"
+            phrase = _phrase(toks, i + 1)[0]
+            if not _participle(phrase):
+                yield phrase, "copula"
 
 
 def candidates(fact: Fact, vocabulary: Vocabulary) -> list[Candidate]:
@@ -219,3 +222,53 @@ def frame_words(fact: Fact, vocabulary: Vocabulary) -> dict[str, str]:
     if fact.fidelity is Fidelity.FULL and fact.slot:
         body = f"{fact.slot.replace('_', ' ')} {body}"
     return content_words(body, vocabulary)
+
+
+# -- what a value is ---------------------------------------------------------------------
+# A slot value is a noun phrase: a named thing, a version, a quantity, a path or an identifier.
+# Never a verb, a participle or an adjective taken from another frame ("'postgres' ->
+# 'persisted'"), nor a description many words long.
+MAX_VALUE_WORDS = 3
+_VERSION = lazyre.compile(r"^v?\d+(?:\.\d+)+[a-z0-9.+-]{0,20}$", re.I)
+_QUANTITY = lazyre.compile(r"\d")
+_PATH = lazyre.compile(r"/|^[\w.-]{1,100}\.[a-z][a-z0-9]{0,9}$")
+_IDENTIFIER = lazyre.compile(r"_|^[a-z][a-z0-9]{0,50}[A-Z]|\w\.\w|\w::\w|\(\)")  # snake, camelCase, a.b, a::b, f()
+_WORDISH = lazyre.compile(r"^[a-z][a-z'-]*$")
+# Endings of a word after a copula that make it no name: participles, gerunds, adverbs, adjectives.
+_NOT_A_NAME = ("ed", "ing", "ly", "ive", "ous", "ful", "able", "ible", "less", "ent", "ant", "ic", "al", "ary")
+
+
+def value_kind(text: str, vocabulary: Vocabulary) -> str:
+    """What a frame's value is: version, quantity, path, identifier or name; "" when it is no
+    value (a verb, participle or adjective, or a description of several words)."""
+    words = text.split()
+    if not words or len(words) > MAX_VALUE_WORDS:
+        return ""
+    if len(words) == 1 and _VERSION.match(words[0]):
+        return "version"
+    if _QUANTITY.search(text):
+        return "quantity"
+    if len(words) == 1 and _PATH.search(text):
+        return "path"
+    if any(_IDENTIFIER.search(w) for w in words):
+        return "identifier"
+    if any(w[:1].isupper() for w in words):
+        return "name"
+    head = fold(words[-1])
+    if canonical_token(head, vocabulary) != head or head in vocabulary.synonyms.values():
+        return "name"  # a thing the vocabulary knows by another name (postgres, k8s)
+    if len(words) == 1 and _WORDISH.match(head) and not _is_verbish(head):
+        return "name"  # memcached, redis: a suffix says nothing of a name (see _participle)
+    return ""
+
+
+def _participle(phrase: list[str]) -> bool:
+    """After a copula, a lowercase word with a verb's or an adjective's ending is a passive or a
+    description ("is persisted", "is configurable"), not the thing the frame holds."""
+    return bool(phrase) and phrase[0].isalpha() and phrase[0].endswith(_NOT_A_NAME)
+
+
+def values_alike(left: str, right: str, vocabulary: Vocabulary) -> bool:
+    """Two values of one kind: what a conflict on one frame needs."""
+    kind = value_kind(left, vocabulary)
+    return bool(kind) and kind == value_kind(right, vocabulary)

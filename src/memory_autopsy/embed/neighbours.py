@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 BAND_GREY = 0.45
 WINDOW = 64
@@ -48,21 +49,39 @@ def blocked_partners(words: Sequence[Collection[str]], window: int = WINDOW) -> 
     return [sorted(p)[:window] for p in partners]
 
 
+BULK = 1 << 16  # pairs scored at once: two gathers of 64 MB at 256 dimensions
+
+
+def _scored_in_bulk(partners: list[list[int]], matrix: Any, threshold: float) -> list[tuple[float, int, int]]:
+    import numpy as np  # present whenever a numpy matrix is: the static model's extra brings it
+
+    left = np.fromiter((i for i, later in enumerate(partners) for _ in later), dtype=np.int64)
+    right = np.fromiter((j for later in partners for j in later), dtype=np.int64)
+    scored: list[tuple[float, int, int]] = []
+    for start in range(0, len(left), BULK):
+        i, j = left[start:start + BULK], right[start:start + BULK]
+        cosine = np.einsum("ij,ij->i", matrix[i], matrix[j])
+        keep = np.nonzero(cosine >= threshold)[0]
+        scored.extend(zip(cosine[keep].tolist(), i[keep].tolist(), j[keep].tolist()))
+    return scored
+
+
 def candidate_pairs(
     words: Sequence[Collection[str]],
-    vectors: Sequence[Sequence[float]],
+    vectors: Any,
     threshold: float = BAND_GREY,
     *,
     window: int = WINDOW,
     top_k: int = TOP_K,
 ) -> list[tuple[int, int, float]]:
-    """(i, j, cosine) with i < j and cosine >= threshold; `vectors` are normalized, one per item."""
-    scored: list[tuple[float, int, int]] = []
-    for i, later in enumerate(blocked_partners(words, window)):
-        for j in later:
-            cosine = dot(vectors[i], vectors[j])
-            if cosine >= threshold:
-                scored.append((cosine, i, j))
+    """(i, j, cosine) with i < j and cosine >= threshold; `vectors` are normalized, one per item
+    (lists of floats, or the rows of one numpy array, scored in bulk)."""
+    partners = blocked_partners(words, window)
+    if hasattr(vectors, "shape"):
+        scored = _scored_in_bulk(partners, vectors, threshold)
+    else:
+        scored = [(cosine, i, j) for i, later in enumerate(partners) for j in later
+                  if (cosine := dot(vectors[i], vectors[j])) >= threshold]
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     taken = [0] * len(vectors)
     kept: list[tuple[int, int, float]] = []

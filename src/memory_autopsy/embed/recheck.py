@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from memory_autopsy.claims import find_transition, is_versioned_slot
-from memory_autopsy.embed.frames import Reading, read_pair
+from memory_autopsy.embed.frames import Reading, read_pair, values_alike
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.model import Fact, Fidelity, Finding
@@ -62,11 +62,13 @@ def recheck(
         # One proved slot: the heuristics' slot analysis judged the pair. Two different slots
         # (or one slot for two purposes, "for billing" / "for search"): independent facts.
         return None
-    if _retracts(ctx, a) or _retracts(ctx, b):
+    if retracts(ctx, a) or retracts(ctx, b):
         return None
     reading = read_pair(a, b, ctx.vocabulary)
     if reading is None or reading.agree:
         return None
+    if reading.strength < 1.0 and not values_alike(reading.left, reading.right, ctx.vocabulary):
+        return None  # a verb, an adjective or a description is no value: no slot to conflict on
     order = observed_order(a, b)
     if order is None:
         return _hedge(a, b, reading, cosine) if cosine >= HEDGE else None
@@ -77,7 +79,7 @@ def recheck(
     return _dated(ctx, b, a, reading.right, reading.left, reading, cosine)
 
 
-def _retracts(ctx: Context, fact: Fact) -> bool:
+def retracts(ctx: Context, fact: Fact) -> bool:
     """Retractions and negations belong to layer 2; a frame reading of them means nothing."""
     body = " " + ctx.norm_body(fact) + " "
     return (

@@ -1,0 +1,131 @@
+"""Paraphrases: one claim stored twice in other words, found by meaning within one store.
+
+Similarity proposes pairs across a whole store (not one entity: a preference, a decision and a
+convention saying one thing sit under different headings), blocked by shared content words as
+layer 3's other pairs are. A pair is a restatement (`near_duplicate`, how `meaning`) only when
+nothing tells the two apart:
+- the cosine is at least PARAPHRASE;
+- both say enough to restate (MIN_WORDS content words each);
+- they agree on every frame they share (frames.read_pair), with the same numbers, the same
+  polarity (neither alone negates or retracts) and the same status;
+- they are not two entries of a dated log (a result reported again later is news, not a copy),
+  nor two items of one list or table (siblings differ by design), nor one thing said of two
+  subjects: two named entities (a graph's or a JSON store's), or two headings whose claims
+  open with a present-tense verb ("## search-index / runs on the shared cluster");
+- both are written in Latin script: the packaged model was trained on English, and its
+  similarity between two texts in another script says little.
+- a heuristic finding does not already link them, and neither is a flagged copy.
+Until the real eval measures them its findings are `review`: they inform, they fail no run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from memory_autopsy.embed.frames import VERBISH, frame_words, read_pair
+from memory_autopsy.embed.neighbours import candidate_pairs
+from memory_autopsy.embed.recheck import retracts
+from memory_autopsy.engine.context import Context, fact_body, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.model import Fact, Fidelity, Finding, Severity
+
+PARAPHRASE = 0.86
+NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
+MIN_WORDS = 4
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence[Fact]], Any],
+                judged: set[frozenset[str]]) -> Iterator[Finding]:
+    """near_duplicate findings for the restatements among `facts` (active, prose, not copies)."""
+    by_store: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.fidelity is not Fidelity.FULL and fact_body(fact).strip():
+            by_store.setdefault(_store(ctx, fact), []).append(fact)
+    runs = _runs(facts)
+    for group in by_store.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda f: f.order)
+        words = [frame_words(f, ctx.vocabulary) for f in group]
+        block = vectors(group)
+        flagged: set[int] = set()
+        places: set[tuple[str, int, str, int]] = set()
+        for i, j, cosine in candidate_pairs(words, block, PARAPHRASE, top_k=1):
+            older, newer = group[i], group[j]
+            place = (newer.path, newer.line, older.path, older.line)
+            if j in flagged or i in flagged or place in places:
+                continue  # one finding per line pair: two sentences of one item are one restatement
+            if _restates(ctx, older, newer, words[i], words[j], judged, runs):
+                flagged.add(j)
+                places.add(place)
+                yield _finding(newer, older, cosine)
+
+
+def _runs(facts: Sequence[Fact]) -> dict[int, int]:
+    """Fact order -> the run of adjoining lines it lies in (a list, a table): a blank line, a
+    heading or a paragraph between two items starts another run."""
+    runs: dict[int, int] = {}
+    run, path, end = 0, "", -1
+    for fact in sorted(facts, key=lambda f: (f.path, f.line)):
+        if fact.path != path or fact.line > end + 1:
+            run += 1
+        path, end = fact.path, max(end if fact.path == path else -1, fact.end_line, fact.line)
+        runs[fact.order] = run
+    return runs
+
+
+def _store(ctx: Context, fact: Fact) -> str:
+    stores = ctx.stores
+    if stores is None or fact.path.startswith("<"):
+        return ""
+    group = stores.group_of(fact.path)
+    return f"group:{group}" if group is not None else f"store:{stores.store_of(fact.path)}"
+
+
+def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_b: Mapping[str, str],
+              judged: set[frozenset[str]], runs: Mapping[int, int]) -> bool:
+    if a.id == b.id or frozenset((a.id, b.id)) in judged or not ctx.together(a, b):
+        return False
+    if len(words_a) < MIN_WORDS or len(words_b) < MIN_WORDS:
+        return False
+    if observed_order(a, b) is not None or (a.entry and b.entry and a.entry != b.entry):
+        return False  # a dated log reporting again: news, not a copy
+    named = a.shape in NAMED or b.shape in NAMED
+    if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity:
+        return False  # one thing said of two named entities, or of two headings: two subjects
+    if not named and a.path == b.path and runs.get(a.order) == runs.get(b.order):
+        return False  # items of one list or table (lines in one run): written to differ
+    if not (_latin(fact_body(a)) and _latin(fact_body(b))):
+        return False  # the packaged model reads English: another script's similarity means little
+    if (a.status or b.status) and a.status != b.status:
+        return False  # done here, pending there: a status_conflict's business
+    body_a, body_b = fact_body(a), fact_body(b)
+    if sorted(_NUMBER.findall(body_a)) != sorted(_NUMBER.findall(body_b)):
+        return False  # another count or version: numeric drift, not a copy
+    if retracts(ctx, a) or retracts(ctx, b):
+        return False
+    reading = read_pair(a, b, ctx.vocabulary)
+    return reading is None or reading.agree
+
+
+def _predicate(fact: Fact) -> bool:
+    """A claim that opens with a present-tense verb ("runs on the shared cluster") says it of its
+    heading: the heading is its subject, not a category of notes."""
+    first = fact_body(fact).lstrip("-*+ \t").split(" ", 1)[0].casefold()
+    return first.endswith("s") and first in VERBISH
+
+
+def _latin(text: str) -> bool:
+    letters = [ch for ch in text if ch.isalpha()]
+    return sum(ch < "\u0250" for ch in letters) >= 0.8 * len(letters)
+
+
+def _finding(fact: Fact, other: Fact, cosine: float) -> Finding:
+    finding = fact_finding(
+        "near_duplicate", fact,
+        f"restates {other.path}:{other.line} {quote(other.claim)!r} in other words (claim similarity {cosine:.2f})",
+        related=[other], confidence=cosine, layer="3", symmetric=True, extra={"how": "meaning", "cosine": round(cosine, 3)})
+    return finding._replace(severity=Severity.REVIEW)

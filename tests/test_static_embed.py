@@ -1,0 +1,136 @@
+"""The static embedding model (the `semantic` extra): layer 3 in-process and offline, restatements
+in other words reported as `near_duplicate`, look-alikes left alone, values that are values."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_process
+from memory_autopsy.api import lint
+from memory_autopsy.embed.frames import value_kind
+from memory_autopsy.settings import EmbedSettings, Settings
+from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
+
+RESTATED = [
+    ("The frontend is built with Next.js and TypeScript", "Frontend framework: Next.js with TypeScript"),
+    ("Retry failed API calls with exponential backoff", "Failed API calls are retried with exponential backoff"),
+]
+
+
+def static(cache: Path) -> Settings:
+    return Settings(engine="embed", embed=EmbedSettings(provider="static", cache_dir=str(cache)))
+
+
+def _two_files(folder: Path, a: str, b: str) -> list[str]:
+    (folder / "memory-bank").mkdir()
+    (folder / "memory-bank" / "techContext.md").write_text(f"# Tech\n\n## Stack\n- {a}\n", encoding="utf-8")
+    (folder / "memory-bank" / "systemPatterns.md").write_text(f"# Patterns\n\n## Conventions\n- {b}\n", encoding="utf-8")
+    return [str(folder / "memory-bank")]
+
+
+def _two_headings(folder: Path, a: str, b: str) -> list[str]:
+    path = folder / "CLAUDE.md"
+    path.write_text(f"# Notes\n\n## Decisions\n- {a}\n- Keep the changelog current\n\n## Conventions\n- {b}\n",
+                    encoding="utf-8")
+    return [str(path)]
+
+
+def _one_entity(folder: Path, a: str, b: str) -> list[str]:
+    path = folder / "memory.jsonl"
+    entity = {"type": "entity", "name": "WebApp", "entityType": "project", "observations": [a, "Owned by the web team", b]}
+    path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
+    return [str(path)]
+
+
+SHAPES = {"two files of one store": _two_files, "two headings of one file": _two_headings,
+          "one graph entity": _one_entity}
+
+
+def layer3(paths: list[str], cache: Path) -> list[tuple[str, str]]:
+    """The findings of the pairing layers: layer 3, and layer 1's restatements in other words."""
+    report = lint(paths, static(cache))
+    assert not [f for f in report.findings if f.rule == "degraded"], report.findings
+    return [(f.rule, f.severity.value) for f in report.findings if f.layer == "3" or f.rule == "near_duplicate"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("pair", RESTATED, ids=["stack", "retries"])
+def test_a_claim_restated_in_other_words_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
+    """Found once, by the words (layer 1) when they are the same words, else by meaning."""
+    found = layer3(SHAPES[shape](tmp_path, *pair), tmp_path / "cache")
+    assert found == [("near_duplicate", "review")]  # layer 3's is measured on the real eval, not judged: it informs
+
+
+LOOK_ALIKES = {
+    "another number": ("Retry failed API calls 3 times with exponential backoff",
+                       "Failed API calls are retried 5 times with exponential backoff"),
+    "one side negated": ("Retry failed API calls with exponential backoff",
+                         "Failed API calls are not retried with exponential backoff"),
+    "another status": ("[x] Retry failed API calls with exponential backoff",
+                       "[ ] Failed API calls are retried with exponential backoff"),
+}
+
+
+@pytest.mark.parametrize("case", LOOK_ALIKES)
+def test_look_alikes_of_a_restatement_stay_silent(tmp_path: Path, case: str) -> None:
+    assert layer3(_two_files(tmp_path, *LOOK_ALIKES[case]), tmp_path / "cache") == []
+
+
+def test_neighbours_dated_entries_and_two_subjects_are_no_restatements(tmp_path: Path) -> None:
+    a, b = RESTATED[0]  # words apart enough that only meaning finds it
+    (tmp_path / "list.md").write_text(f"# Notes\n\n- {a}\n- {b}\n", encoding="utf-8")
+    (tmp_path / "log.md").write_text(f"# Log\n\n## 2026-01-10\n- {a}\n\n## 2026-03-02\n- {b}\n", encoding="utf-8")
+    (tmp_path / "services.md").write_text(
+        "# Services\n\n## search-index\n- runs on the shared kubernetes cluster in the eu region\n\n"
+        "## metrics-store\n- runs on the shared kubernetes cluster in the eu region today\n", encoding="utf-8")
+    graph = [{"type": "entity", "name": name, "entityType": "component", "observations": [text]}
+             for name, text in (("HistoryItem", "Self-contained component with its own translation files"),
+                                ("HistoryComment", "A self-contained component that has its own translations"))]
+    (tmp_path / "memory.jsonl").write_text("".join(json.dumps(e) + "\n" for e in graph), encoding="utf-8")
+    for name in ("list.md", "log.md", "services.md", "memory.jsonl"):
+        assert layer3([str(tmp_path / name)], tmp_path / "cache") == [], name
+
+
+def test_with_no_server_configured_the_embed_engine_runs_the_packaged_model(tmp_path: Path) -> None:
+    paths = _two_files(tmp_path, *RESTATED[0])
+    done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
+                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": ""})
+    found = json.loads(done.out)["findings"]
+    [finding] = [f for f in found if f["layer"] == "3"]
+    assert finding["rule"] == "near_duplicate" and "in other words (claim similarity" in finding["message"], done.err
+    assert "degraded" not in done.out
+
+
+def test_provider_static_wins_over_a_server_in_the_environment(tmp_path: Path) -> None:
+    paths = _two_files(tmp_path, *RESTATED[0])
+    (tmp_path / "memory-autopsy.toml").write_text('engine = "embed"\n[embed]\nprovider = "static"\n', encoding="utf-8")
+    done = run_process("scan", *paths, "--json", "--fail-on", "never", cwd=tmp_path,
+                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": "http://127.0.0.1:9"})
+    assert "degraded" not in done.out and '"near_duplicate"' in done.out, done.out
+
+
+def test_without_the_extra_the_run_is_degraded_and_says_how_to_install_it(tmp_path: Path) -> None:
+    stub = tmp_path / "stub" / "wordllama"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("raise ImportError('not installed')\n", encoding="utf-8")
+    paths = _two_files(tmp_path, *RESTATED[0])
+    done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
+                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": "",
+                            "PYTHONPATH": os.pathsep.join((str(stub.parent), str(ROOT / "src")))})
+    [degraded] = [f for f in json.loads(done.out)["findings"] if f["rule"] == "degraded"]
+    assert "memory-autopsy[semantic]" in degraded["message"] and "[embed] url" in degraded["message"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("postgres", "name"), ("memcached", "name"), ("PostgreSQL", "name"), ("Redis Cluster", "name"),
+    ("16.2", "version"), ("v2.1.0", "version"), ("8 GB", "quantity"), ("src/app.py", "path"),
+    ("climate.py", "path"), ("getTime", "identifier"), ("UnitOfTemperature.FAHRENHEIT", "identifier"),
+    ("running", ""), ("reading patterns", ""), ("system memory pressure", ""),
+    ("a long description of what the module does", ""),
+])
+def test_a_value_is_a_name_a_version_a_quantity_a_path_or_an_identifier(text: str, kind: str) -> None:
+    assert value_kind(text, DEFAULT_VOCABULARY) == kind
