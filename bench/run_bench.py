@@ -92,6 +92,8 @@ LINEARITY_MAX = 11.0  # JSONL scan(1M) / scan(100k)
 PEAK_MIB_MAX = 1536.0  # JSONL scan peak RSS at 1M
 PEER_RATIO_MAX = 0.5  # JSON document scan(100k) / memlint(100k)
 MARKDOWN_RATIO_MAX = 1.5  # markdown scan(100k) / JSONL scan(100k), the same facts
+SEMANTIC_RATIO_MAX = 3.0  # markdown scan(100k) with the static embedding model / without (issue: layer 3 offline)
+SEMANTIC_SHAPE = "md"  # prose claims: what layer 3 reads
 HOOK_STARTUP_MAX = 3.0  # hook(three.md) / `python -c pass`
 HOOK_WARM_MAX = 0.3  # warm hook after a one-line change / cold run, 100k store
 
@@ -147,6 +149,8 @@ class ShapeResult:
     peer_timed_out: bool = False
     peer_facts: int | None = None
     peer_note: str | None = None
+    semantic_s: float | None = None  # markdown: the scan with the static embedding model (layer 3)
+    semantic_note: str | None = None
     error: str | None = None
 
     def ratio(self, name: str, over: str = "floor_s") -> float | None:
@@ -191,8 +195,25 @@ class _ShapeRuns:
             self.colds.append(run_driver(runner, [self.store.name], self.out, parse_cache=self.parse_cache))
             progress(f"{what}: warm-cache run {i + 1}/{repeat}")
             self.warms.append(run_driver(runner, [self.store.name], self.out, parse_cache=self.parse_cache))
+            if res.shape == SEMANTIC_SHAPE and res.semantic_note is None:
+                self._semantic(i)
         except BenchError as exc:
             res.error = str(exc)
+
+    def _semantic(self, i: int) -> None:
+        """The same scan with layer 3 on the packaged static model (a rule file names it, so a
+        server in the environment is never asked); degraded when the extra is missing."""
+        rules = self.runner.cache / "semantic.toml"
+        rules.write_text('engine = "embed"\n[embed]\nprovider = "static"\n', encoding="utf-8")
+        progress(f"{self.what}: static-model scan run {i + 1}/{self.repeat}")
+        run = self.runner.run(["-m", "memory_autopsy", "scan", self.store.name, "--json", "--no-cache",
+                               "--config", rules.name], self.out)
+        counts = _read_report(self.out)
+        if run.code not in (0, 1) or counts is None or (counts[1] or {}).get("degraded"):
+            self.res.semantic_note = "not measured: the semantic extra is not installed or the scan failed"
+            return
+        best = self.res.semantic_s
+        self.res.semantic_s = run.wall if best is None else min(best, run.wall)
 
     def result(self, peer: Peer | None) -> ShapeResult:
         res, colds, warms = self.res, self.colds, self.warms
@@ -694,6 +715,10 @@ def check_targets(res: dict[tuple[str, int], ShapeResult], wanted: list[int], st
                                upper_bound=bool(js100 and js100.peer_timed_out),
                                why=(js100.peer_note or "not measured") if js100 else "not measured"))
     md_ratio = md100.scan_s / jl100.scan_s if md100 and jl100 and md100.scan_s and jl100.scan_s else None
+    targets.append(_target("100k markdown, static embedding model within 3x the heuristic scan",
+                           has100 and SEMANTIC_SHAPE in shapes,
+                           md100.ratio("semantic_s", "scan_s") if md100 else None, SEMANTIC_RATIO_MAX,
+                           why=(md100.semantic_note or "not measured") if md100 else "not measured"))
     targets.append(_target("100k markdown bullets within 1.5x the same facts as JSONL",
                            has100 and {"md", "jsonl"} <= shapes,
                            md_ratio, MARKDOWN_RATIO_MAX))
@@ -780,6 +805,11 @@ def print_report(meta: dict[str, Any], shapes: list[ShapeResult], peer: Peer | N
         from doubling import print_doubling
 
         print_doubling(doubling, meta["doubling_repeat"])
+    for s in shapes:
+        if s.shape == SEMANTIC_SHAPE and (s.semantic_s is not None or s.semantic_note):
+            ratio = s.ratio("semantic_s", "scan_s")
+            shown = f"{s.semantic_s:.2f} s, {ratio:.2f}x the heuristic scan" if s.semantic_s and ratio else s.semantic_note
+            print(f"{s.shape} n={s.facts:,}: with the static embedding model (layer 3, no cache): {shown}")
     print("\ntargets")
     for t in targets:
         print(f"  {t.status:<7}  {t.name:<78} {t.value:>16}  (limit {t.limit})")

@@ -61,7 +61,9 @@ RULES: tuple[Rule, ...] = (
           the `entity:` a bullet may open with (it is no content, and both claims share it); under one label
           only the values count, as they do for one long list under two labels ("Risk mitigation:
           feature flags, testing, rollback plan" / "Strategy included: feature flags, …"). Claims that state different numbers are never near-duplicates
-          (that is a change of value); a restatement may add a count the other leaves out.""",
+          (that is a change of value); a restatement may add a count the other leaves out. With the
+          embed engine, layer 3 also reports a restatement in words of its own anywhere in the
+          store, at severity review (docs/embed.md).""",
           "- Globex: the deploy runs every night at the edge\n- Globex: the deploy runs every night at the edges",
           "- Globex: the deploy runs every night at the edge"),
     _rule("contradicted_explicit", "2", Severity.ERROR, "A newer fact retracts what this fact asserts.",
@@ -208,7 +210,8 @@ RULES: tuple[Rule, ...] = (
           '{"facts": [', '{"facts": []}'),
     _rule("degraded", "3", Severity.WARNING, "The embedding layer did not run; heuristics still did.",
           """The embedding endpoint was unreachable, answered with an error or a malformed payload, or
-          timed out. The heuristic layers still ran and their findings stand.""",
+          timed out; or no server is configured and the packaged static model (the `semantic`
+          extra) is not installed. The heuristic layers still ran and their findings stand.""",
           "--engine embed with no server listening", "start the embedding server, or use --engine heuristic"),
 )
 
