@@ -129,7 +129,8 @@ def test_without_the_extra_the_run_is_degraded_and_says_how_to_install_it(tmp_pa
     ("postgres", "name"), ("memcached", "name"), ("PostgreSQL", "name"), ("Redis Cluster", "name"),
     ("16.2", "version"), ("v2.1.0", "version"), ("8 GB", "quantity"), ("src/app.py", "path"),
     ("climate.py", "path"), ("getTime", "identifier"), ("UnitOfTemperature.FAHRENHEIT", "identifier"),
-    ("running", ""), ("reading patterns", ""), ("system memory pressure", ""),
+    ("BLoC pattern", "name"), ("running", ""), ("reading patterns", ""), ("Domain layer", ""),
+    ("Project compilation issues", ""), ("system memory pressure", ""),
     ("a long description of what the module does", ""),
 ])
 def test_a_value_is_a_name_a_version_a_quantity_a_path_or_an_identifier(text: str, kind: str) -> None:

@@ -252,8 +252,8 @@ def value_kind(text: str, vocabulary: Vocabulary) -> str:
         return "path"
     if any(_IDENTIFIER.search(w) for w in words):
         return "identifier"
-    if any(w[:1].isupper() for w in words):
-        return "name"
+    if all(w[:1].isupper() for w in words) or any(not w[1:].islower() and w[1:].isalpha() for w in words):
+        return "name"  # Redis Cluster, File Inspector, BLoC pattern; not a sentence's first word ("Domain layer")
     head = fold(words[-1])
     if canonical_token(head, vocabulary) != head or head in vocabulary.synonyms.values():
         return "name"  # a thing the vocabulary knows by another name (postgres, k8s)
