@@ -62,7 +62,7 @@ RULES: tuple[Rule, ...] = (
           only the values count, as they do for one long list under two labels ("Risk mitigation:
           feature flags, testing, rollback plan" / "Strategy included: feature flags, …"). Claims that state different numbers are never near-duplicates
           (that is a change of value); a restatement may add a count the other leaves out. With the
-          embed engine, layer 3 also reports a restatement in words of its own anywhere in the
+          static embedding model, layer 3 also reports a restatement in words of its own anywhere in the
           store, at severity review (docs/embed.md).""",
           "- Globex: the deploy runs every night at the edge\n- Globex: the deploy runs every night at the edges",
           "- Globex: the deploy runs every night at the edge"),

@@ -51,7 +51,10 @@ class EmbeddingLayer:
     def __call__(self, ctx: Context, found: list[Finding]) -> list[Finding]:
         judged, copies = judged_pairs(found)
         groups = _groups(ctx, copies)
-        alone = _prose(ctx, copies)
+        # Restatements are sought with the packaged model only: its threshold was measured on it
+        static = isinstance(self._embedder, StaticEmbedder) or (
+            self._embedder is None and is_static(self._settings.embed, self._environ))
+        alone = _prose(ctx, copies) if static else []
         if not groups and len(alone) < 2:
             return []
         where = "the embedding endpoint"

@@ -13,28 +13,30 @@ nothing tells the two apart:
   subjects: two named entities (a graph's or a JSON store's), or two headings whose claims
   open with a present-tense verb ("## search-index / runs on the shared cluster");
 - both are written in Latin script: the packaged model was trained on English, and its
-  similarity between two texts in another script says little.
+  similarity between two texts in another script says little;
 - a heuristic finding does not already link them, and neither is a flagged copy.
 Until the real eval measures them its findings are `review`: they inform, they fail no run.
+PARAPHRASE was measured with the packaged static model (embed.static), and only it runs this:
+another model's cosines sit elsewhere and would need their own measure.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.embed.frames import VERBISH, frame_words, read_pair
 from memory_autopsy.embed.neighbours import candidate_pairs
 from memory_autopsy.embed.recheck import retracts
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Fidelity, Finding, Severity
+from memory_autopsy.model import Fact, Finding, Severity
 
 PARAPHRASE = 0.86
 NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
 MIN_WORDS = 4
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
 
 
 def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence[Fact]], Any],
@@ -42,8 +44,7 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
     """near_duplicate findings for the restatements among `facts` (active, prose, not copies)."""
     by_store: dict[str, list[Fact]] = {}
     for fact in facts:
-        if fact.fidelity is not Fidelity.FULL and fact_body(fact).strip():
-            by_store.setdefault(_store(ctx, fact), []).append(fact)
+        by_store.setdefault(_store(ctx, fact), []).append(fact)
     runs = _runs(facts)
     for group in by_store.values():
         if len(group) < 2:
