@@ -168,7 +168,7 @@ def _as_written(fact: Fact, repo: Repository) -> str:
     written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
     if fact.claim[:24].replace("`", "") not in _MARKUP.sub("", written):
         return fact.claim
-    return _EXAMPLE.sub(" ", written) if "e" in written else written
+    return _EXAMPLE.sub(" ", written)
 
 
 def _scopes(fact: Fact) -> tuple[list[str], list[str]]:
