@@ -61,3 +61,13 @@ def in_work_tree(cwd: Path | str | None = None) -> bool:
     GIT_DIR or GIT_WORK_TREE to point elsewhere. A scan of a folder outside git (an agent's
     memory folder in a home directory) then starts no git process only to hear so."""
     return replay.in_work_tree(os.fspath(cwd or "."))  # the hook's second run asks it too
+
+
+def repo_root(cwd: Path | str | None = None) -> Path | None:
+    """The top of the work tree `cwd` lies in; None outside one, or when git cannot say."""
+    if not in_work_tree(cwd):
+        return None
+    try:
+        return Path(git("rev-parse", "--show-toplevel", cwd=cwd).strip())
+    except GitError:
+        return None

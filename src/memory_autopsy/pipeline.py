@@ -144,20 +144,17 @@ def repository_of(store: Store, settings: Settings) -> Repository | None:
         return None
     import os
 
-    from memory_autopsy.gitrun import GitError, git, in_work_tree
+    from memory_autopsy.gitrun import GitError, git, repo_root
     from memory_autopsy.grounds import Repository
 
-    folder = os.path.dirname(os.path.abspath(files[0])) or "."
-    if not in_work_tree(folder):
+    root = repo_root(os.path.dirname(os.path.abspath(files[0])) or ".")
+    if root is None:
         return None
     try:
-        root = git("rev-parse", "--show-toplevel", cwd=folder).strip()
         listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:
         return None
-    if not root:
-        return None
-    return Repository(root, frozenset(name for name in listed.split("\0") if name))
+    return Repository(str(root), frozenset(name for name in listed.split("\0") if name))
 
 
 def extra_layer(settings: Settings) -> Layer | None:

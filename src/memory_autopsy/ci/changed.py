@@ -10,18 +10,9 @@ import os
 from pathlib import Path
 
 from memory_autopsy.errors import UsageError
-from memory_autopsy.gitrun import GitError, decoded, git, git_started, in_work_tree
+from memory_autopsy.gitrun import GitError, decoded, git, git_started, in_work_tree, repo_root
 
 __all__ = ["GitError", "decoded", "git", "git_started", "in_work_tree", "repo_root"]
-
-
-def repo_root(cwd: Path | str | None = None) -> Path | None:
-    if not in_work_tree(cwd):
-        return None
-    try:
-        return Path(git("rev-parse", "--show-toplevel", cwd=cwd).strip())
-    except GitError:
-        return None
 
 
 def norm(path: str) -> str:

@@ -10,14 +10,13 @@ heuristic findings stand.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memory_autopsy.embed.protocol import EmbedError
+from memory_autopsy.ingest.cache import write_atomic
 
 CONFIG = "l2_supercat"
 DIM = 256
@@ -82,20 +81,13 @@ class StaticEmbedder:
 
 
 def _tokenizer_copy(package: Path, folder: Path) -> None:
-    """The bundled tokenizer file where the loader looks for it, written atomically once."""
+    """The bundled tokenizer file where the loader looks for it, written atomically once (a
+    folder that cannot be written leaves it out, and the load that follows says so)."""
     bundled = sorted((package / "tokenizers").glob(f"{CONFIG}_tokenizer*.json"))
     if not bundled:
         return  # a release that finds its own file, or downloads are off and it says so
     target = folder / "tokenizers" / bundled[0].name
     if target.is_file() and target.stat().st_size == bundled[0].stat().st_size:
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tokenizer-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out, bundled[0].open("rb") as source:
-            shutil.copyfileobj(source, out)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    with bundled[0].open("rb") as source:
+        write_atomic(target, lambda out: shutil.copyfileobj(source, out), binary=True)

@@ -62,15 +62,10 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
     for fact in ctx.active:
         if fact.path.startswith("<"):
             continue
-        near = _folder_in(repo, fact.path)
-        yield from _paths(fact, repo, near, exclude)
+        relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
+        yield from _paths(fact, repo, relative, exclude)
         yield from _versions(fact, repo)
         yield from _commands(fact, repo)
-
-
-def _folder_in(repo: Repository, path: str) -> str:
-    relative = os.path.relpath(os.path.abspath(path), repo.root).replace(os.sep, "/")
-    return relative.rpartition("/")[0]
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -119,13 +114,16 @@ def _as_path(text: str, coded: bool) -> str:
     return ""
 
 
-def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
+def _paths(fact: Fact, repo: Repository, relative: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
+    """`relative`: the memory file's path in the repository; its folder is where a path it names
+    may be written from."""
     claim = fact.claim
     if "/" not in claim and "." not in claim:
         return
     if _GONE.search(claim) or _UNTRACKED.search(claim):
         return
-    named = mentions(_as_written(fact, repo))
+    named = mentions(_as_written(fact, repo, relative))
+    near = relative.rpartition("/")[0]
     if not named:
         return
     heading, opening = _scopes(fact)
@@ -158,12 +156,11 @@ def _paths(fact: Fact, repo: Repository, near: str, exclude: tuple[str, ...]) ->
         yield _missing(fact, repo, path, elsewhere)
 
 
-def _as_written(fact: Fact, repo: Repository) -> str:
-    """The claim as its file has it, code spans and all (the reader drops the backticks), when
-    its lines can be read and still say it; else the claim."""
+def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
+    """The claim as its file (`relative` in the repository) has it, code spans and all (the
+    reader drops the backticks), when its lines can be read and still say it; else the claim."""
     if fact.shape not in ("markdown", "table") or fact.line < 1:
         return fact.claim
-    relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
     lines = [] if relative.startswith("../") else repo.lines(relative)
     written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
     if fact.claim[:24].replace("`", "") not in _MARKUP.sub("", written):
