@@ -131,12 +131,43 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
         words.add(stem(token))
     words -= _status_stems(lexicon)
+    words.update(_ideograph_words(claim, lexicon))
     # "phase" as "phases" reads ("phas"), "file" as "files"
     return frozenset(w[:-1] if w.endswith("e") and len(w) > 3 else w for w in words)
 
 
+# A run of kanji, hanzi or katakana (hiragana, mostly particles and endings, splits runs).
+_IDEOGRAPHS = lazyre.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u30a0-\u30ff\uff66-\uff9f]+")
+_KATAKANA = lazyre.compile(r"([\u30a0-\u30ff\uff66-\uff9f]+)")
+
+
+def _ideograph_words(claim: str, lexicon: Lexicon) -> set[str]:
+    """Words of a script written without spaces ("Unity Sceneセットアップ完了"): a katakana
+    run is a word, a run of kanji or hanzi gives its character pairs; status words ("完了",
+    "未実装") are left out. The letters alone would
+    leave "CI/CD パイプライン構築" and "CI/CD 本番デプロイ有効化" the same task ("ci cd")."""
+    found: set[str] = set()
+    for run in _IDEOGRAPHS.findall(claim):
+        for word in _ideograph_status(lexicon):
+            if word in run:
+                run = run.replace(word, " ")
+        for part in _KATAKANA.split(run):
+            if _KATAKANA.fullmatch(part):
+                found.add(part)  # a loanword is one word: "ストリーミング" is in no "イベントストリーミング"
+            else:
+                for piece in part.split():
+                    found.update(piece[i : i + 2] for i in range(max(1, len(piece) - 1)))
+    return found
+
+
+@lru_cache(maxsize=8)
+def _ideograph_status(lexicon: Lexicon) -> tuple[str, ...]:
+    """The status words written without spaces, longest first."""
+    return tuple(sorted((w for w in lexicon.status_words if not w.isascii()), key=len, reverse=True))
+
+
 _BOX = lazyre.compile(r"\[[ xX]?\][ \t]*")
-_TITLE_END = lazyre.compile(r"[:(\[]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
+_TITLE_END = lazyre.compile(r"[:(\[：（]| [-–—] | based on | so that | to (?:support|allow|enable) ", re.I)
 
 
 @lru_cache(maxsize=65536)
@@ -150,6 +181,7 @@ def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
 
 _NUMBERING = lazyre.compile(r"\d{1,6}[.)]\s")  # "1. ", "2) "
 _STATUS_LABEL = lazyre.compile(r"([^\W\d_][\w *]{0,20})[:：]")
+_ONWARD = lazyre.compile(r"[ \t]*(?:→|->|=>|⇒)")
 _CODE = lazyre.compile(r"([A-Z][A-Z0-9]{1,9}-\d+)\b(?![.-]\d)")
 
 
@@ -183,8 +215,8 @@ def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
     if code:
         return "code", code.group(1)
     unit = _unit_pattern(lexicon).match(claim, at)
-    if unit is None:
-        return None
+    if unit is None or _ONWARD.match(claim, unit.end()):
+        return None  # "Phase 3 → Phase 4 workflow" is the step between two units, neither
     word = unit.group(1).casefold()
     return ("iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word), unit.group(2).lstrip("0") or "0"
 

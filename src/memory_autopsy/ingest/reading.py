@@ -246,6 +246,23 @@ def section_kind(name: str, lexicon: Lexicon) -> str | None:
     for suffix in (" tasks", " items", " work"):
         if key.endswith(suffix) and key[: -len(suffix)] in lexicon.section_kinds:
             return lexicon.section_kinds[key[: -len(suffix)]]
+    return _lead_kind(key, lexicon)
+
+
+def _lead_kind(key: str, lexicon: Lexicon) -> str | None:
+    """The status a heading's opening words give: "Next Up", "Next Actions", "Remaining Issues
+    🔧", "Completed Phases", "次のアクション" read as their lead does. A lead opens the heading as
+    whole words ("Next.js setup" is no "next"); a lead in a script without spaces opens it as
+    letters. The longest lead wins."""
+    words = [w for w in key.split(" ") if any(map(str.isalnum, w))]  # marks and emoji out
+    text = " ".join(words)
+    for n in (3, 2, 1):
+        lead = " ".join(words[:n])
+        if len(words) >= n and lead in lexicon.section_leads:
+            return lexicon.section_leads[lead]
+    if text and not text[0].isascii():
+        return next((status for lead, status in lexicon.section_leads.items()
+                     if not lead.isascii() and text.startswith(lead) and len(text) > len(lead)), None)
     return None
 
 

@@ -20,6 +20,7 @@ class Lexicon:
     """The words and marks that give markdown structure meaning (headings, statuses, columns)."""
 
     section_kinds: Mapping[str, str]  # heading text -> status it gives ("" = neutral kind)
+    section_leads: Mapping[str, str]  # a heading's opening words -> status ("Next Up", "Remaining Issues")
     guideline_sections: frozenset[str]
     status_words: Mapping[str, str]  # word -> status
     status_markers: Mapping[str, str]  # emoji -> status
@@ -79,6 +80,7 @@ def default_lexicon() -> Lexicon:
 
     return Lexicon(
         section_kinds=MappingProxyType({k.casefold(): v for k, v in merged["section_kinds"].items()}),
+        section_leads=MappingProxyType({k.casefold(): v for k, v in merged.get("section_leads", {}).items()}),
         guideline_sections=folded("guideline_sections"),
         status_words=MappingProxyType(words),
         status_markers=MappingProxyType(dict(merged["status_markers"])),
