@@ -111,7 +111,8 @@ def retiring_words(lexicon: Lexicon) -> frozenset[str]:
 def rejection_words(retiring: frozenset[str]) -> tuple[str, ...]:
     """Words one of which every rejecting claim holds (a prohibition or a retirement word), for
     a substring test of the lower-cased text (`normalize.holds_any`)."""
-    return tuple(sorted({"not", "don", "never", "stop"} | {w for w in retiring if w.isascii()}))
+    return tuple(sorted({"not", "don", "never", "stop", "deleted", "removed", "dropped", "renamed", "formerly"}
+                        | {w for w in retiring if w.isascii()}))
 
 
 def open_mark(claim: str, marks: tuple[str, ...]) -> str:

@@ -1,10 +1,14 @@
 """Layer 2b: a line that still relies on a name the store rejects.
 
 A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "never call
-`legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)". Another state line
+`legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)", or records it gone:
+"Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
+GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)". Another state line
 that still takes that name as its value ("arena/regular from `table_matchmaking`", "**Venv**:
-`venv/` with playwright installed") tells the agent the opposite: it is `stale`, naming the
-rejection. Only code-like names count (`snake_case`, `dotted.name`, `path/`, `camelCase`): a
+`venv/` with playwright installed"), opens with it as its subject ("`GodRaysPlugin` is
+constructed with …") or runs it ("python tests/test_quick.py") tells the agent the opposite:
+it is `stale`, naming the rejection. Only code-like names count (`snake_case`, `dotted.name`,
+`path/`, `camelCase`, and `PascalCase` of two humps where a record removes or renames it): a
 plain word ("margins", "comments") is too common to pin a rejection on. A line that itself
 negates, retires or replaces stays quiet, as do guidelines, events and tasks, and a line dated
 after the rejection (the name may be back).
@@ -37,8 +41,29 @@ _PROHIBITION = lazyre.compile(
 _MARKED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + r")\s*(?:\(\s*|[—–-]\s+|,\s*|\bis\s+|\bare\s+)(?P<word>[A-Za-z]+)"
 )
+# A type name of two humps or more ("GodRaysPlugin", "DebugOverlay2"): code-like only where a
+# record removes or renames it, and looked up only as a name some record did.
+TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+_ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
+_GONE_LEAD = r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:the\s+)?(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?)"
+# "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
+# Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place.
+_ITS_USES = r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in)\b)"
+_GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
+# "`CORE_SCALE`/`CORONA_SCALE` consts removed", "debug2-styles.ts was deleted", "GodRaysPlugin → PostFxPlugin (renamed)"
+_GONE_AFTER = lazyre.compile(
+    r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?"
+    r"(?:[ \t]*/[ \t]*[`*'\"]?(?P<second>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?)?"
+    r"[ \t]+(?:[a-z]+[ \t]+)?(?i:(?:was|were|has\s+been|have\s+been|is|are)[ \t]+)?(?i:deleted|removed)\b"
+)
+_RENAMED = lazyre.compile(
+    r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?[ \t]*(?:→|->)[ \t]*[`*'\"]?(?:" + NAME + "|" + TYPE_NAME + r")"
+    r"[`*'\"]?[ \t]*\(?(?i:renamed)\b"
+)
+GONE_WORDS = ("deleted", "removed", "dropped", "renamed", "formerly")
 # A name taken as a clause's value: right after a frame word, or opening a labelled value.
-_FRAME_WORD = lazyre.compile(r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in))\s+$")
+_FRAME_WORD = lazyre.compile(
+    r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in|run|runs|python3?|node|bash|pytest))\s+$")
 _CLAUSE = lazyre.compile(r"[;.](?:\s|$)")
 _QUIET = lazyre.compile(
     r"(?i)\b(?:not|never|no|no\s+longer|don'?t|avoid|wrong|legacy|deprecated|obsolete|rejected|removed|"
@@ -46,6 +71,9 @@ _QUIET = lazyre.compile(
 )
 _PARENS = lazyre.compile(r"\([^()]*\)")
 LABEL_WIDTH = 40
+# A removal record or a line relying on a gone name is a claim, not a pasted document: past this
+# many characters a text is a narrative ("…still has references to X that need removing").
+MAX_RECORD = 400
 MAX_NAMES = 200
 
 
@@ -94,12 +122,22 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
         claim = fact.claim
         names = [m["name"] for m in _PROHIBITION.finditer(claim)]
         names += [m["name"] for m in _MARKED.finditer(claim) if m["word"].casefold() in retiring]
+        if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS):
+            names += gone_names(claim)
         for name in names:
             name = name.rstrip(".")
             kept = found.get(name)
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
                 found[name] = fact
     return found
+
+
+def gone_names(claim: str) -> list[str]:
+    """The names a claim records removed or renamed away."""
+    names = [m["name"] for m in _GONE.finditer(claim)] + [m["name"] for m in _RENAMED.finditer(claim)]
+    for match in _GONE_AFTER.finditer(claim):
+        names += [n for n in (match["name"], match["second"]) if n]
+    return names
 
 
 def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
@@ -124,7 +162,8 @@ def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str
             value_at = colon + 1
             while value_at < len(clause) and clause[value_at] in " *_`":
                 value_at += 1
-        for match in NAME_ANYWHERE.finditer(clause):
+        opening = _opening(clause) if len(claim) <= MAX_RECORD else -1
+        for match in _ANY_NAME.finditer(clause):
             name = match.group().rstrip(".")
             rejection = rejections.get(name)
             if rejection is None or (rejection.path, rejection.line) == (fact.path, fact.line):
@@ -134,4 +173,20 @@ def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str
             start = match.start()
             if start == value_at or _FRAME_WORD.search(clause, max(0, start - 12), start):
                 return name, rejection
+            if start == opening and _gone(name, rejection):  # a gone name is no subject either
+                return name, rejection
     return None
+
+
+def _gone(name: str, rejection: Fact) -> bool:
+    """Whether the rejection records the name removed or renamed (not only discouraged or
+    legacy, where the thing is still there to describe)."""
+    return len(rejection.claim) <= MAX_RECORD and name in gone_names(rejection.claim)
+
+
+def _opening(clause: str) -> int:
+    """Where the clause's first word starts, past blanks, list marks and emphasis."""
+    at = 0
+    while at < len(clause) and clause[at] in " \t*_`-+>#":
+        at += 1
+    return at

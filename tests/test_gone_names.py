@@ -1,0 +1,72 @@
+"""A name the store records removed or renamed ("Deleted: tests/test_quick.py", "`OLD_SCALE`
+consts removed", "renamed from GodRaysPlugin → PostFxPlugin") and that another line still
+describes as there (its subject, its value, a command that runs it) is `stale`. Every record
+phrasing meets every reliance shape; removing a name's uses, a name only discouraged, a line
+that itself says it is gone, a narrative and a line dated after the record stay quiet."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write
+
+NAMES = ["tests/test_quick.py", "sync_worker.py", "GodRaysPlugin", "OLD_SCALE"]
+RECORDS = [
+    "- Deleted: {name}",
+    "- Removed `{name}`",
+    "- Removed the legacy {name}",
+    "- `{name}` was deleted",
+    "- (the old `{name}` consts removed)",
+    "- Post-FX host (renamed from {name} → `PostFx`)",
+    "- `{name}` → `PostFx` (renamed)",
+]
+RELIANCES = [
+    "- `{name}` is constructed with the sky source",  # its subject
+    "- **Entry point:** `{name}` with the default config",  # a labelled value
+    "- The smoke test uses `{name}` for a quick check",  # a frame word
+]
+
+
+def stale(root: Path) -> list[dict[str, object]]:
+    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
+    assert code in (0, 1), out
+    return [f for f in json.loads(out)["findings"] if f["rule"] == "stale"]
+
+
+def store(root: Path, relying: str, record: str) -> Path:
+    write(root / "memory-bank" / "systemPatterns.md", f"# System patterns\n\n## Rendering\n{relying}\n")
+    write(root / "memory-bank" / "progress.md", f"# Progress\n\n## Changes\n{record}\n")
+    return root
+
+
+@pytest.mark.parametrize(("name", "record", "relying"), list(product(NAMES, RECORDS, RELIANCES)))
+def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, record: str, relying: str) -> None:
+    found = stale(store(tmp_path, relying.format(name=name), record.format(name=name)))
+    assert [Path(str(f["path"])).name for f in found] == ["systemPatterns.md"], found
+    assert f"relies on {name!r}" in str(found[0]["message"])
+
+
+@pytest.mark.parametrize(("relying", "record"), [
+    ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed `sync_worker.py` from the docs index"),
+    ("- The logger uses `console.log` for traces", "- Removed console.log statements"),
+    ("- `sync_worker.py` is constructed with the queue", "- Renamed the queue to jobs"),  # another name
+    ("- `sync_worker.py` was deleted in the cleanup", "- Deleted: sync_worker.py"),  # says it is gone itself
+    ("- `GodRaysPlugin` is constructed with the sky source", "- Do not extend GodRaysPlugin for new effects"),
+    ("- `sync_worker.py` is constructed with the queue",  # a narrative, not a record
+     "- Reasoning: " + "we looked at the queue and the workers at length. " * 10 + "Removed `sync_worker.py`."),
+])
+def test_look_alikes_stay_quiet(tmp_path: Path, relying: str, record: str) -> None:
+    assert stale(store(tmp_path, relying, record)) == []
+
+
+def test_a_line_dated_after_the_record_may_have_brought_the_name_back(tmp_path: Path) -> None:
+    write(tmp_path / "memory-bank" / "decisionLog.md", (
+        "# Decision log\n\n"
+        "## 2025-03-01\n- Deleted: sync_worker.py\n\n"
+        "## 2025-04-01\n- `sync_worker.py` is constructed with the new queue\n"
+    ))
+    assert stale(tmp_path) == []
