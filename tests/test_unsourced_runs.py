@@ -43,3 +43,12 @@ def test_two_undated_sections_apart_are_two_findings(tmp_path: Path) -> None:
     ideas = "## Ideas\n" + "".join(f"- Idea number {i} for the exporter\n" for i in range(5)) + "\n"
     found = unsourced(tmp_path, "# Progress\n\n" + dated(6) + ideas + dated(6) + ideas.replace("Idea number", "Risk number"))
     assert len(found) == 2 and all("5 facts from line" in str(f["message"]) for f in found)
+
+
+def test_undated_places_scattered_through_a_dated_log_are_one_finding(tmp_path: Path) -> None:
+    items = "".join(f"- [x] Release {i} of the exporter ✅ [2026-01-1{i}]\n  - rollout detail {i} for the exporter\n"
+                    for i in range(8))
+    found = unsourced(tmp_path, "# Progress\n\n## Phase 1\n" + items)
+    (only,) = found
+    assert "8 of 16 facts, in 8 places (lines 5, 7, 9, 11, 13, …)" in str(only["message"]), only
+    assert only["line"] == 5

@@ -169,8 +169,10 @@ RULES: tuple[Rule, ...] = (
           """A claim with no observation date and no source cannot be ranked against anything: nobody
           knows when or where it was true. Front matter date/source keys, dated headings and entries
           count. It is the exception, not the rule: in a mostly undated file (more than three
-          undated facts, and most of them) one file-level finding says how many; guidelines and
-          relations never need a date.""",
+          undated facts, and most of them) one file-level finding says how many; an undated
+          section of a dated file is one finding; undated facts scattered through a dated file
+          (more than four places) are one finding for the file. Guidelines and relations never
+          need a date.""",
           "- the API rate limit is 600 requests per minute",
           "- the API rate limit is 600 requests per minute (2026-02-01) (source: api-docs)"),
     _rule("superseded", "0", Severity.INFO, "The claim is resolved history (it carries valid_to).",

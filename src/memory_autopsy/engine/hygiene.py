@@ -26,13 +26,16 @@ def bad_input(store: Store) -> Iterator[Finding]:
 
 # A file with more undated facts than this, and mostly undated, gets one file-level finding.
 FILE_LEVEL_UNSOURCED = 3
+MAX_UNSOURCED_LINES = 4  # a file's undated places past this are one finding for the file
 
 
 def unsourced(ctx: Context) -> Iterator[Finding]:
     """The exception, not the rule: an undated fact in a mostly dated file is flagged, and a run
     of more than FILE_LEVEL_UNSOURCED undated facts with no dated one between them (an undated
     section of a dated log) gets one finding for the run; a mostly undated file gets one
-    finding for the file. Guidelines and relations never need a date."""
+    finding for the file, and so does a file whose undated places would take more than
+    MAX_UNSOURCED_LINES lines (details under dated items, here and there). Guidelines and
+    relations never need a date."""
     by_path: dict[str, tuple[list[Fact], list[Fact]]] = {}
     for fact in ctx.facts:
         if fact.kind == "guideline" or fact.shape == "relation":
@@ -51,7 +54,19 @@ def unsourced(ctx: Context) -> Iterator[Finding]:
                 ("file", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
             )
             continue
-        for run in _undated_runs(needing):
+        runs = list(_undated_runs(needing))
+        lines = sum(len(run) if len(run) <= FILE_LEVEL_UNSOURCED else 1 for run in runs)
+        if lines > MAX_UNSOURCED_LINES:  # scattered: one line for the file, not one per place
+            first = runs[0][0]
+            places = ", ".join(str(run[0].line) for run in runs[:5]) + (", …" if len(runs) > 5 else "")
+            yield plain_finding(
+                "unsourced", path, first.line, "",
+                f"{len(undated)} of {len(needing)} facts, in {len(runs)} places (lines {places}), have no "
+                f"observation date and no source (first: {quote(first.claim)!r}); date their entries",
+                ("scattered", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
+            )
+            continue
+        for run in runs:
             first = run[0]
             if len(run) <= FILE_LEVEL_UNSOURCED:
                 for fact in run:
