@@ -46,25 +46,14 @@ def unsourced(ctx: Context) -> Iterator[Finding]:
             undated.append(fact)
     for path, (needing, undated) in by_path.items():
         if len(undated) > FILE_LEVEL_UNSOURCED and 2 * len(undated) > len(needing):
-            first = undated[0]
-            yield plain_finding(
-                "unsourced", path, first.line, "",
-                f"{len(undated)} of {len(needing)} facts have no observation date and no source "
-                f"(first: {quote(first.claim)!r}); date the file or its entries",
-                ("file", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
-            )
+            yield _for_file(path, undated[0], f"{len(undated)} of {len(needing)} facts", "the file or its entries", "file")
             continue
         runs = list(_undated_runs(needing))
         lines = sum(len(run) if len(run) <= FILE_LEVEL_UNSOURCED else 1 for run in runs)
         if lines > MAX_UNSOURCED_LINES:  # scattered: one line for the file, not one per place
-            first = runs[0][0]
             places = ", ".join(str(run[0].line) for run in runs[:5]) + (", …" if len(runs) > 5 else "")
-            yield plain_finding(
-                "unsourced", path, first.line, "",
-                f"{len(undated)} of {len(needing)} facts, in {len(runs)} places (lines {places}), have no "
-                f"observation date and no source (first: {quote(first.claim)!r}); date their entries",
-                ("scattered", os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
-            )
+            yield _for_file(path, runs[0][0], f"{len(undated)} of {len(needing)} facts, in {len(runs)} places "
+                            f"(lines {places}),", "their entries", "scattered")
             continue
         for run in runs:
             first = run[0]
@@ -79,6 +68,15 @@ def unsourced(ctx: Context) -> Iterator[Finding]:
                 f"(first: {quote(first.claim)!r}); date their section or entries",
                 ("run", fact_key(first)), fact_ids=[first.id], fidelity=first.fidelity.value,
             )
+
+
+def _for_file(path: str, first: Fact, which: str, advice: str, key: str) -> Finding:
+    """One `unsourced` finding for a whole file's undated facts."""
+    return plain_finding(
+        "unsourced", path, first.line, "",
+        f"{which} have no observation date and no source (first: {quote(first.claim)!r}); date {advice}",
+        (key, os.path.basename(path)), fact_ids=[first.id], fidelity=first.fidelity.value,
+    )
 
 
 def _undated_runs(facts: list[Fact]) -> Iterator[list[Fact]]:

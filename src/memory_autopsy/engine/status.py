@@ -181,7 +181,7 @@ def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
 
 _NUMBERING = lazyre.compile(r"\d{1,6}[.)]\s")  # "1. ", "2) "
 _STATUS_LABEL = lazyre.compile(r"([^\W\d_][\w *]{0,20})[:：]")
-_ONWARD = lazyre.compile(r"[ \t]*(?:→|->|=>|⇒)")
+_ONWARD = ("→", "->", "=>", "⇒")
 _CODE = lazyre.compile(r"([A-Z][A-Z0-9]{1,9}-\d+)\b(?![.-]\d)")
 
 
@@ -215,7 +215,7 @@ def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
     if code:
         return "code", code.group(1)
     unit = _unit_pattern(lexicon).match(claim, at)
-    if unit is None or _ONWARD.match(claim, unit.end()):
+    if unit is None or claim[unit.end():unit.end() + 40].lstrip(" \t").startswith(_ONWARD):
         return None  # "Phase 3 → Phase 4 workflow" is the step between two units, neither
     word = unit.group(1).casefold()
     return ("iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word), unit.group(2).lstrip("0") or "0"

@@ -119,8 +119,16 @@ def _matches(
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
             continue
         match = _match(fact, words, by_head, pairs)
-        if match is not None and _asserts(ctx, fact, body, match[1]) and _same_subject(body, match):
+        if match is not None and not _one_item(fact, match[0][0]) and _asserts(ctx, fact, body, match[1]) \
+                and _same_subject(body, match):
             yield (fact, *match)
+
+
+def _one_item(fact: Fact, trigger: Fact) -> bool:
+    """Two sentences of one item (a table row's cells, a bullet's clauses: "X no longer marks
+    windows active; refreshed the active window on every message") tell one story: the item
+    retracts nothing it holds itself. An observation of a graph entity is its own item."""
+    return (fact.path, fact.line, fact.obs) == (trigger.path, trigger.line, trigger.obs)
 
 
 def _needed(
