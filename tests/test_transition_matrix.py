@@ -5,8 +5,12 @@ subject) stays silent."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
+from conftest import run_cli
 from memory_autopsy.pipeline import lint
 from transition_matrix import Case, cases
 
@@ -48,3 +52,19 @@ def test_retractions_are_flagged_and_look_alikes_stay_silent(tmp_path: Path) -> 
             alarms.append(f"{case.name}: {found}")
     assert not alarms, alarms[:20]
     assert flagged / total >= 0.95, (flagged, total, missed[:30])
+
+
+ROW = ("| Date | Decision | Rationale |\n|---|---|---|\n| 2026-08-01 | Drag handlers no longer mark windows "
+       "\"active\" unless the user drags | Self-moving apps send moves constantly. The handlers refreshed the "
+       "active window on every message, so the app window became permanently active and frozen. |")
+
+
+@pytest.mark.parametrize("item", [
+    ROW,  # a table row's cells
+    "- The queue no longer uses Redis. Redis kept losing jobs under load, so pg-boss runs it now.",
+])
+def test_an_item_retracts_nothing_it_holds_itself(tmp_path: Path, item: str) -> None:
+    (tmp_path / "decisionLog.md").write_text(f"# Decision log\n\n{item}\n", encoding="utf-8")
+    code, out, _ = run_cli("scan", str(tmp_path), "--json", "--fail-on", "error")
+    assert code in (0, 1), out
+    assert [f for f in json.loads(out)["findings"] if f["rule"] == "contradicted_explicit"] == []
