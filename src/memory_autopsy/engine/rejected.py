@@ -147,7 +147,7 @@ def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
     if not rejections:
         return None
     if len(rejections) > MAX_NAMES:
-        return NAME_ANYWHERE
+        return _ANY_NAME
     alternation = "|".join(re.escape(n) for n in sorted(rejections, key=len, reverse=True))
     return re.compile(r"(?<![\w./-])(?:" + alternation + r")(?![\w/])")
 

@@ -144,8 +144,8 @@ _KATAKANA = lazyre.compile(r"([\u30a0-\u30ff\uff66-\uff9f]+)")
 def _ideograph_words(claim: str, lexicon: Lexicon) -> set[str]:
     """Words of a script written without spaces ("Unity Sceneセットアップ完了"): a katakana
     run is a word, a run of kanji or hanzi gives its character pairs; status words ("完了",
-    "未実装") are left out. The letters alone would
-    leave "CI/CD パイプライン構築" and "CI/CD 本番デプロイ有効化" the same task ("ci cd")."""
+    "未実装") are left out. The Latin letters alone would leave "CI/CD パイプライン構築" and
+    "CI/CD 本番デプロイ有効化" the same task ("ci cd")."""
     found: set[str] = set()
     for run in _IDEOGRAPHS.findall(claim):
         for word in _ideograph_status(lexicon):

@@ -125,10 +125,15 @@ def _matches(
 
 
 def _one_item(fact: Fact, trigger: Fact) -> bool:
-    """Two sentences of one item (a table row's cells, a bullet's clauses: "X no longer marks
-    windows active; refreshed the active window on every message") tell one story: the item
-    retracts nothing it holds itself. An observation of a graph entity is its own item."""
-    return (fact.path, fact.line, fact.obs) == (trigger.path, trigger.line, trigger.obs)
+    """Two sentences of one markdown item (a table row's cells, a bullet's clauses: "X no longer
+    marks windows active; refreshed the active window on every message") tell one story: the
+    item retracts nothing it holds itself. Records of a JSON document or observations of a
+    graph entity share a line and are items of their own."""
+    return fact.shape in _ITEM_SHAPES and trigger.shape in _ITEM_SHAPES \
+        and (fact.path, fact.line) == (trigger.path, trigger.line)
+
+
+_ITEM_SHAPES = frozenset({"markdown", "table"})
 
 
 def _needed(
