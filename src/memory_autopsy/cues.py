@@ -107,12 +107,15 @@ def retiring_words(lexicon: Lexicon) -> frozenset[str]:
     return lexicon.deprecation_words | LEGACY
 
 
+# The words a record of a name removed or renamed away holds ("Deleted: x.py", "renamed from X").
+GONE_WORDS = ("deleted", "removed", "dropped", "renamed", "formerly")
+
+
 @lru_cache(maxsize=8)
 def rejection_words(retiring: frozenset[str]) -> tuple[str, ...]:
-    """Words one of which every rejecting claim holds (a prohibition or a retirement word), for
-    a substring test of the lower-cased text (`normalize.holds_any`)."""
-    return tuple(sorted({"not", "don", "never", "stop", "deleted", "removed", "dropped", "renamed", "formerly"}
-                        | {w for w in retiring if w.isascii()}))
+    """Words one of which every rejecting claim holds (a prohibition, a retirement word or a
+    record of the name gone), for a substring test of the lower-cased text (`normalize.holds_any`)."""
+    return tuple(sorted({"not", "don", "never", "stop", *GONE_WORDS} | {w for w in retiring if w.isascii()}))
 
 
 def open_mark(claim: str, marks: tuple[str, ...]) -> str:

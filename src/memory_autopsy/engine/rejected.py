@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import REJECTS, rejection_words, retiring_words
+from memory_autopsy.cues import GONE_WORDS, REJECTS, rejection_words, retiring_words
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
@@ -60,7 +60,6 @@ _RENAMED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?[ \t]*(?:→|->)[ \t]*[`*'\"]?(?:" + NAME + "|" + TYPE_NAME + r")"
     r"[`*'\"]?[ \t]*\(?(?i:renamed)\b"
 )
-GONE_WORDS = ("deleted", "removed", "dropped", "renamed", "formerly")
 # A name taken as a clause's value: right after a frame word, or opening a labelled value.
 _FRAME_WORD = lazyre.compile(
     r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in|run|runs|python3?|node|bash|pytest))\s+$")
@@ -78,7 +77,7 @@ MAX_NAMES = 200
 
 
 def find(ctx: Context) -> Iterator[Finding]:
-    rejections = _rejections(ctx)
+    rejections, gone = _rejections(ctx)
     if not rejections:
         return
     named = _names_pattern(rejections)
@@ -93,7 +92,7 @@ def find(ctx: Context) -> Iterator[Finding]:
         pattern = named if files is None or fact.path in files else elsewhere
         if pattern is None or not pattern.search(fact.claim):
             continue
-        hit = _relied_on(fact.claim, rejections, fact)
+        hit = _relied_on(fact.claim, rejections, gone, fact)
         if hit is not None:
             name, rejection = hit
             yield stale_by_name(
@@ -108,13 +107,16 @@ def stale_by_name(fact: Fact, name: str, other: Fact, message: str) -> Finding:
                         extra={"name": name, "survivor_date": other.observed_at})
 
 
-def _rejections(ctx: Context) -> dict[str, Fact]:
+def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
     """Each rejected name and the fact whose rejection reaches furthest: an undated one (it has
     no order with anything), else the newest (a line dated after it may have brought the name
-    back). One per name keeps the lookup per claim constant."""
+    back). One per name keeps the lookup per claim constant. Also the names whose fact records
+    them removed or renamed, not only discouraged or legacy (the thing is still there to
+    describe, so a line opening with it is no reliance)."""
     retiring = retiring_words(ctx.lexicon)
     hint = rejection_words(retiring)
     found: dict[str, Fact] = {}
+    gone: set[str] = set()
     for fact in ctx.cued(REJECTS):
         text = ctx.norm_body(fact)  # lower-cased once for every layer: a substring test is cheap
         if not holds_any(text, hint):
@@ -122,14 +124,18 @@ def _rejections(ctx: Context) -> dict[str, Fact]:
         claim = fact.claim
         names = [m["name"] for m in _PROHIBITION.finditer(claim)]
         names += [m["name"] for m in _MARKED.finditer(claim) if m["word"].casefold() in retiring]
-        if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS):
-            names += gone_names(claim)
+        removed = gone_names(claim) if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS) else []
+        names += removed
         for name in names:
             name = name.rstrip(".")
             kept = found.get(name)
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
                 found[name] = fact
-    return found
+                if name in removed:
+                    gone.add(name)
+                else:
+                    gone.discard(name)
+    return found, gone
 
 
 def gone_names(claim: str) -> list[str]:
@@ -152,7 +158,7 @@ def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w./-])(?:" + alternation + r")(?![\w/])")
 
 
-def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str, Fact] | None:
+def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fact) -> tuple[str, Fact] | None:
     for clause in _CLAUSE.split(claim):
         if _QUIET.search(_PARENS.sub(" ", clause)):  # "(so we don't mislabel)" negates nothing around it
             continue
@@ -173,15 +179,9 @@ def _relied_on(claim: str, rejections: dict[str, Fact], fact: Fact) -> tuple[str
             start = match.start()
             if start == value_at or _FRAME_WORD.search(clause, max(0, start - 12), start):
                 return name, rejection
-            if start == opening and _gone(name, rejection):  # a gone name is no subject either
+            if start == opening and name in gone:  # a gone name is no subject either
                 return name, rejection
     return None
-
-
-def _gone(name: str, rejection: Fact) -> bool:
-    """Whether the rejection records the name removed or renamed (not only discouraged or
-    legacy, where the thing is still there to describe)."""
-    return len(rejection.claim) <= MAX_RECORD and name in gone_names(rejection.claim)
 
 
 def _opening(clause: str) -> int:

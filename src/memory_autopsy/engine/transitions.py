@@ -124,6 +124,9 @@ def _matches(
             yield (fact, *match)
 
 
+_ITEM_SHAPES = frozenset({"markdown", "table"})  # where the facts of one line are one item
+
+
 def _one_item(fact: Fact, trigger: Fact) -> bool:
     """Two sentences of one markdown item (a table row's cells, a bullet's clauses: "X no longer
     marks windows active; refreshed the active window on every message") tell one story: the
@@ -131,9 +134,6 @@ def _one_item(fact: Fact, trigger: Fact) -> bool:
     graph entity share a line and are items of their own."""
     return fact.shape in _ITEM_SHAPES and trigger.shape in _ITEM_SHAPES \
         and (fact.path, fact.line) == (trigger.path, trigger.line)
-
-
-_ITEM_SHAPES = frozenset({"markdown", "table"})
 
 
 def _needed(
