@@ -81,8 +81,7 @@ class _Index:
                 hits[i] = hits.get(i, 0) + 1
         found = [
             self.done[i] for i, shared in hits.items()
-            if shared >= CONTAINED * len(words) and shared >= COVERED * len(self.words[i])
-            and self._pairs(task, self.done[i])
+            if shared >= CONTAINED * len(words) and self._covers(words, shared, i) and self._pairs(task, self.done[i])
         ]
         if found:
             return _newest(found), "words"
@@ -92,6 +91,14 @@ class _Index:
         unit = unit_of(task.claim, self.lexicon)
         units = [f for f in self.by_unit.get(unit, ()) if self._pairs(task, f)] if unit is not None else []
         return (_newest(units), "unit") if units else None
+
+    def _covers(self, words: frozenset[str], shared: int, i: int) -> bool:
+        """The task is much of what the evidence says: of all its words, or of its title ("Redis
+        cache service (hot data, TTL per key) ✅" is about a Redis cache, whatever follows)."""
+        if shared >= COVERED * len(self.words[i]):
+            return True
+        title = title_words(self.done[i].claim, self.lexicon)
+        return len(title) >= MIN_WORDS and len(words & title) >= COVERED * len(title)
 
     def _pairs(self, task: Fact, evidence: Fact) -> bool:
         return evidence is not task and self.ctx.together(task, evidence)
@@ -124,16 +131,26 @@ def _age(fact: Fact) -> tuple[str, int]:
 def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     """The words that name a task: stemmed, without status words, stopwords or dates."""
     words = set()
-    for token in tokens(claim):
+    found = tokens(claim)
+    phrases = _work_phrases(lexicon)
+    for at, token in enumerate(found):
         if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
             continue
+        if phrases and ((token, found[at + 1] if at + 1 < len(found) else "") in phrases
+                        or (found[at - 1] if at else "", token) in phrases):
+            continue  # "set up": the doing of a task, where "set" alone may be a thing
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
         words.add(stem(token))
     words -= _status_stems(lexicon)
     words.update(_ideograph_words(claim, lexicon))
-    # "phase" as "phases" reads ("phas"), "file" as "files"
-    return frozenset(w[:-1] if w.endswith("e") and len(w) > 3 else w for w in words)
+    # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
+    return frozenset(_folded(w) for w in words) - _work_stems(lexicon)
+
+
+def _folded(word: str) -> str:
+    """A word as its plural reads: "phase" as "phases" ("phas"), "file" as "files"."""
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 # A run of kanji, hanzi or katakana (hiragana, mostly particles and endings, splits runs).
@@ -176,7 +193,11 @@ def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     parenthesis, a dash, "based on …")."""
     text = claim.lstrip()
     box = _BOX.match(text)
-    return task_words(_TITLE_END.split(text[box.end():] if box else text, maxsplit=1)[0], lexicon)
+    text = text[box.end():] if box else text
+    label = _STATUS_LABEL.match(text)
+    if label and label.group(1).strip(" *_").casefold() in lexicon.status_words:
+        text = text[label.end():]  # "Completed: Initialized Memory Bank (five files)"
+    return task_words(_TITLE_END.split(text, maxsplit=1)[0], lexicon)
 
 
 _NUMBERING = lazyre.compile(r"\d{1,6}[.)]\s")  # "1. ", "2) "
@@ -230,6 +251,17 @@ def _unit_pattern(lexicon: Lexicon) -> re.Pattern[str]:
 @lru_cache(maxsize=8)
 def _status_stems(lexicon: Lexicon) -> frozenset[str]:
     return frozenset(stem(w) for w in lexicon.status_words if " " not in w)
+
+
+@lru_cache(maxsize=8)
+def _work_stems(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(_folded(stem(w)) for w in lexicon.work_verbs if " " not in w)
+
+
+@lru_cache(maxsize=8)
+def _work_phrases(lexicon: Lexicon) -> frozenset[tuple[str, str]]:
+    """The two-word work verbs ("set up", "wired up") as word pairs."""
+    return frozenset((w.split()[0], w.split()[1]) for w in lexicon.work_verbs if len(w.split()) == 2)
 
 
 def _finding(task: Fact, evidence: Fact, how: str) -> Finding:

@@ -36,6 +36,7 @@ class Lexicon:
     open_question_words: tuple[str, ...] = ()  # "(needs confirmation)", "(TBD)": a claim still open
     unit_words: frozenset[str] = frozenset()  # "Phase 3", "Sprint 2", "フェーズ3": a numbered unit of work
     done_copulas: tuple[str, ...] = ()  # "Phase 3 is complete": the verb that makes a done word a status
+    work_verbs: frozenset[str] = frozenset()  # "Create", "Generated": the doing of a task, not what it makes
 
     def extended(
         self,
@@ -96,4 +97,5 @@ def default_lexicon() -> Lexicon:
         open_question_words=tuple(sorted(folded("open_question_words"), key=lambda w: (-len(w), w))),
         unit_words=folded("unit_words"),
         done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
+        work_verbs=folded("work_verbs"),
     )
