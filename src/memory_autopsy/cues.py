@@ -41,6 +41,20 @@ COUNT = lazyre.compile(
 PERCENT = lazyre.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|completed|done|remaining|left)\b", re.I)
 _DIGIT = lazyre.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
+# One state in its forms: "all 1948 tests pass" and "2129 tests passing" count one thing.
+_STATE_FORM = {"pass": "passing", "passed": "passing", "fail": "failing", "failed": "failing", "left": "remaining"}
+# "Total files: 60+", "Test count: 1,800", "総ファイル数: 100+": a label that names a count, and a
+# number that is the whole value (a unit word or a note in parentheses may follow; not a ratio,
+# a version or a time: "37/37", "1.2", "10:30"). The label holds no digit and stops at the colon.
+LABELLED = lazyre.compile(
+    r"(?P<label>[^\W\d][^:：\d]{0,38}?)[:：][ \t]*(?:[~≈約约][ \t]*)?"
+    r"(?P<n>\d{1,3}(?:,\d{3}){1,4}|\d{1,7})\+?(?![\d/.:,])"
+    r"(?:[ \t]*[^\W\d]{1,12})?(?:[ \t]*[(（][^()（）]*[)）])?[ \t.]*$"
+)
+# Words before a count that say nothing about which count it is.
+_NOT_QUALIFIERS = frozenset("all with now has have are were of only over about around nearly approximately and the".split())
+_COUNT_LABEL = frozenset({"total", "count", "number", "tests", "test", "files", "lines"})
+_COUNT_MARKS = ("数", "數")  # "総ファイル数", "测试总数"
 _DONE = frozenset({"complete", "completed", "done"})
 # The words one of which a counted claim holds (its state word, "pass" and "fail" as stems).
 _STATE_HINTS = tuple(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES}))
@@ -60,21 +74,41 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     found: dict[tuple[str, ...], int] = {}
     if _DIGIT.search(claim) is None:
         return ()
+    labelled = LABELLED.match(claim.strip()) if ":" in claim or "：" in claim else None
+    if labelled is not None and (key := _count_label(labelled["label"])):
+        found[("label", key)] = int(labelled["n"].replace(",", ""))
     counted = _may_hold(claim, claim.lower(), _STATE_HINTS)  # a count needs a state word after its noun
     if not counted and "%" not in claim:
-        return ()
+        return tuple(found.items())
     for match in COUNT.finditer(claim) if counted else ():
         adjective = (match["adj2"] or match["adj"] or "").lower()
         state = (match["state"] or "").lower()
         noun = match["noun"].lower().rstrip("s").removesuffix("ie")
+        if state not in _STATES and adjective in _STATES and match["adj2"]:
+            state = adjective  # "124 passing tests"
         if state not in _STATES:
             continue  # "496 tests, 39 files": a bare count says nothing about which total it is
-        found.setdefault(("count", adjective if adjective not in _STATES else "", noun, state),
+        if adjective in _STATES or adjective in _NOT_QUALIFIERS:
+            adjective = ""  # "all 1948 tests pass", "with 124 passing tests"
+        found.setdefault(("count", adjective, noun, _STATE_FORM.get(state, state)),
                          int(match["n"].replace(",", "")))
     for match in PERCENT.finditer(claim) if "%" in claim else ():
         share = int(match["n"])
         found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
     return tuple(found.items())
+
+
+def _count_label(label: str) -> str:
+    """A label that names a count, in a form its rewordings share: the sorted words of an
+    English label ("Test count", "Count of tests"), the sorted characters of a CJK one
+    ("チャレンジ総数" and "総チャレンジ数" are one count); "" for a label that counts nothing."""
+    text = label.strip(" *_`#-").casefold()
+    if text.isascii():
+        words = {w.rstrip("s") for w in text.replace("-", " ").split() if w not in ("of", "the", "a")}
+        return " ".join(sorted(words)) if words & {w.rstrip("s") for w in _COUNT_LABEL} else ""
+    if not any(mark in text for mark in _COUNT_MARKS):
+        return ""
+    return "".join(sorted(ch for ch in text if ch.isalnum()))
 
 
 # --- pins and current versions (stale pins) ---------------------------------------------------

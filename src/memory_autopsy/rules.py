@@ -138,10 +138,12 @@ RULES: tuple[Rule, ...] = (
           "## Next Steps\n- add retry to the sync job\n\n## Completed\n- [x] add retry to the sync job",
           "## Completed\n- [x] add retry to the sync job"),
     _rule("numeric_drift", "2b", Severity.WARNING, "One quantity is stated with different numbers.",
-          """One quantity of one subject (a count, a percentage, a size: "1800+ tests", "90%
-          complete", "40% remaining") is stated with numbers that disagree, in one file or across
-          files. The older statement is flagged and the newer one named; with no observation order
-          nothing is proven and nothing is reported.""",
+          """One quantity of one subject (a count with its state, a percentage, a label naming a
+          count: "1800+ tests pass", "90% complete", "40% remaining", "Test count: 1,800") is
+          stated with numbers that disagree within one memory store, in one file or across files.
+          The older statement is flagged and the newer one named. An undated statement that
+          differs from its store's newest is flagged as unordered: no date says which is current,
+          so it is for review. Items of one list and counts under two labels are two quantities.""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
           "- 2129 tests pass (2026-03-01)"),
     _rule("beyond_budget", "R", Severity.WARNING, "The fact sits past the load budget of its file.",

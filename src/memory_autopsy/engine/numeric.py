@@ -1,62 +1,94 @@
 """Layer 2b: one quantity of one subject stated with different numbers ("1800+ tests pass",
-later "2129 tests pass"; "90% complete" beside "40% remaining").
+later "2129 tests pass"; "90% complete" beside "40% remaining"; "Total files: 60+" in one file
+and "Total files: 100+" in another).
 
 A quantity is a number with the noun it counts, the word before that noun ("unit tests" and
-"integration tests" are two quantities) and a state word after it ("passing", "remaining").
-Only an observation order proves drift: the older statement is flagged and the newer named;
-two statements of one dated entry tell a story ("from 1800 to 2129 tests") and are left alone.
+"integration tests" are two quantities) and a state word after it ("passing", "remaining"), or
+a number that is the whole value of a label naming a count ("Test count: 1,800"). Quantities
+are compared within one store. An observation order proves drift: the older statement is
+flagged and the newer named; two statements of one dated entry tell a story ("from 1800 to
+2129 tests") and are left alone. An undated statement that differs from its store's newest
+(or, none dated, from its first) is flagged naming it, as unordered: no date says which is
+current, and the judges weigh what that proves. Items of one list or table, or two labels
+of different subjects ("Frontend: 120 tests passing" / "Backend: 300 tests passing"), are
+separate quantities.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from functools import lru_cache
-from types import MappingProxyType
+from collections.abc import Iterator
 
+from memory_autopsy import lazyre
 from memory_autopsy.cues import NUMBERS, quantities
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
 
+Key = tuple[str, ...]
+# "Frontend: 120 tests passing": opened by a letter, the label keeps its blanks (a blank run
+# before the colon, matched apart, would be rescanned once per label length).
+_SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
+
 
 def find(ctx: Context) -> Iterator[Finding]:
-    latest: dict[tuple[str, ...], Fact] = {}
-    statements: list[tuple[Fact, tuple[str, ...], int]] = []
+    groups: dict[tuple[str, Key], list[tuple[Fact, int]]] = {}
     for fact in ctx.cued(NUMBERS):
-        if fact.kind == "guideline" or not fact.observed_at:
-            continue
         for key, number in quantities(fact.claim):
+            if key[0] != "label" and fact.kind == "guideline":
+                continue  # "Ensure all 200 tests pass": a rule; "Test count: 200" is a value whatever its lead
             if key[0] == "count" and fact.kind == "event":
                 continue  # "Fixed 5 failing tests" counts a change, not the total
-            statements.append((fact, key, number))
-            best = latest.get(key)
-            if best is None or observed_order(fact, best) == 1:
-                latest[key] = fact
+            groups.setdefault((_store(ctx, fact), key), []).append((fact, number))
+    for (_, key), statements in groups.items():
+        yield from _drift(key, statements)
+
+
+def _store(ctx: Context, fact: Fact) -> str:
+    stores = ctx.stores
+    if stores is None or fact.path.startswith("<"):
+        return ""
+    group = stores.group_of(fact.path)
+    return f"group:{group}" if group is not None else f"store:{stores.store_of(fact.path)}"
+
+
+def _drift(key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:
+    dated = [s for s in statements if s[0].observed_at]
+    newest = max(dated, key=lambda s: (s[0].observed_at or "", -s[0].order)) if dated else None
+    reference = newest or statements[0]
     flagged: set[int] = set()
-    for fact, key, number in statements:
-        newest = latest[key]
-        if fact.order in flagged or observed_order(fact, newest) != -1:
+    for fact, number in statements:
+        if fact.order in flagged or fact is reference[0] or number == reference[1]:
             continue
-        if fact.entry and fact.entry == newest.entry:
+        other = reference[0]
+        if fact.observed_at:
+            if observed_order(fact, other) != -1 or (fact.entry and fact.entry == other.entry):
+                continue
+        elif not _one_subject(key, fact, other):
             continue
-        newer = _stated(newest.claim)[key]
-        if newer != number:
-            flagged.add(fact.order)
-            yield _finding(fact, newest, key, number, newer)
+        flagged.add(fact.order)
+        yield _finding(fact, other, key, number, reference[1])
 
 
-@lru_cache(maxsize=1024)
-def _stated(claim: str) -> Mapping[tuple[str, ...], int]:
-    """quantities() as a mapping, built once per claim (not once per statement compared with it)."""
-    return MappingProxyType(dict(quantities(claim)))
+def _one_subject(key: Key, fact: Fact, other: Fact) -> bool:
+    """Whether two undated statements can be of one quantity: not two items of one list or
+    table, and not counts under two labels ("Frontend: …" / "Backend: …")."""
+    if fact.path == other.path and abs(fact.line - other.line) <= 1:
+        return False
+    if key[0] == "label":
+        return True  # the label is the subject
+    subjects = _SUBJECT.match(fact.claim), _SUBJECT.match(other.claim)
+    return not (subjects[0] and subjects[1] and subjects[0][1].casefold() != subjects[1][1].casefold())
 
 
-def _finding(older: Fact, newer: Fact, key: tuple[str, ...], was: int, now: int) -> Finding:
-    what = "share done" if key[0] == "percent" else " ".join(w for w in key[1:] if w)
+def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:
+    if key[0] == "label":
+        label = _SUBJECT.match(older.claim.strip())
+        what = label[1].strip(" *_`") if label else "count"
+    else:
+        what = "share done" if key[0] == "percent" else " ".join(w for w in key[1:] if w)
     unit = "%" if key[0] == "percent" else ""
-    message = (
-        f"{what}: {was}{unit} here, {now}{unit} at {newer.where} "
-        f"(observed {older.observed_at} -> {newer.observed_at}: {quote(newer.claim)!r})"
-    )
-    return fact_finding("numeric_drift", older, message, related=[newer],
+    when = (f"observed {older.observed_at} -> {newer.observed_at}" if older.observed_at and newer.observed_at
+            else "no date says which is current")
+    message = f"{what}: {was}{unit} here, {now}{unit} at {newer.where} ({when}: {quote(newer.claim)!r})"
+    return fact_finding("numeric_drift", older, message, related=[newer], symmetric=not older.observed_at,
                         extra={"survivor_date": newer.observed_at})
