@@ -37,3 +37,28 @@ def test_a_heading_that_names_a_period_dates_its_section(tmp_path: Path, heading
 @pytest.mark.parametrize("heading", UNDATED)
 def test_a_heading_that_only_looks_like_a_month_dates_nothing(tmp_path: Path, heading: str) -> None:
     assert observed(tmp_path, heading) is None
+
+
+NESTED = """# Progress
+
+## 2026-02-02
+- [2026-03-01] Shipped the invoice exporter
+  - streams rows in batches of 500
+    - retries a failed batch twice
+  - detail with its own date (2026-03-05)
+- Started the importer
+  - reads CSV only
+"""
+
+
+@pytest.mark.parametrize(("words", "day"), [
+    ("streams rows", "2026-03-01"),  # a detail of a dated item was written that day
+    ("retries a failed", "2026-03-01"),  # however deep
+    ("its own date", "2026-03-05"),  # its own date wins
+    ("Started the importer", "2026-02-02"),  # a sibling of the dated item keeps its section's date
+    ("reads CSV", "2026-02-02"),  # and so do its details
+])
+def test_a_nested_item_takes_the_date_of_its_dated_parent(tmp_path: Path, words: str, day: str) -> None:
+    path = write(tmp_path / "memory-bank" / "progress.md", NESTED)
+    (fact,) = [f for f in lint([str(path)]).facts if words in f.claim]
+    assert fact.observed_at == day

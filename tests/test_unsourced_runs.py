@@ -46,7 +46,8 @@ def test_two_undated_sections_apart_are_two_findings(tmp_path: Path) -> None:
 
 
 def test_undated_places_scattered_through_a_dated_log_are_one_finding(tmp_path: Path) -> None:
-    items = "".join(f"- [x] Release {i} of the exporter ✅ [2026-01-1{i}]\n  - rollout detail {i} for the exporter\n"
+    # undated notes between dated items (a detail nested under a dated item takes its date)
+    items = "".join(f"- [x] Release {i} of the exporter ✅ [2026-01-1{i}]\n- rollout note {i} for the exporter\n"
                     for i in range(8))
     found = unsourced(tmp_path, "# Progress\n\n## Phase 1\n" + items)
     (only,) = found
