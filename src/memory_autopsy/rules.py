@@ -94,7 +94,9 @@ RULES: tuple[Rule, ...] = (
           of the same thing ("redis 6" then "redis 7") was updated by a later observation. The older
           fact is flagged. With no observation order, the lower version is flagged. Also stale: an
           install line pinned to a release (`npx think-tank@2.0.7`) when a later line says the
-          project is currently at a higher version, and a line that still names a memory file
+          project is currently at a higher version; a line that gives the project's current
+          version ("Current Version: 1.0.0") when its store records a later release (a changelog
+          row, "Released v1.0.1"); and a line that still names a memory file
           which retired itself in its opening lines ("DEPRECATED: this memory has been moved to
           …"): the agent is sent to knowledge its author withdrew. A state line that still takes
           a code-like name as its value ("arena from `table_matchmaking`") after another line

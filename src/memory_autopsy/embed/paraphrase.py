@@ -44,7 +44,7 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
     """near_duplicate findings for the restatements among `facts` (active, prose, not copies)."""
     by_store: dict[str, list[Fact]] = {}
     for fact in facts:
-        by_store.setdefault(_store(ctx, fact), []).append(fact)
+        by_store.setdefault(ctx.store_key(fact), []).append(fact)
     runs = _runs(facts)
     for group in by_store.values():
         if len(group) < 2:
@@ -76,14 +76,6 @@ def _runs(facts: Sequence[Fact]) -> dict[int, int]:
         path, end = fact.path, max(end if fact.path == path else -1, fact.end_line, fact.line)
         runs[fact.order] = run
     return runs
-
-
-def _store(ctx: Context, fact: Fact) -> str:
-    stores = ctx.stores
-    if stores is None or fact.path.startswith("<"):
-        return ""
-    group = stores.group_of(fact.path)
-    return f"group:{group}" if group is not None else f"store:{stores.store_of(fact.path)}"
 
 
 def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_b: Mapping[str, str],

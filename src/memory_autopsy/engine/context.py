@@ -64,6 +64,14 @@ class Context:
     def together(self, a: Fact, b: Fact) -> bool:
         return self.stores is None or self.stores.together(a, b)
 
+    def store_key(self, fact: Fact) -> str:
+        """The store a fact is compared within (a rule file's group, or its memory store)."""
+        stores = self.stores
+        if stores is None or fact.path.startswith("<"):
+            return ""
+        group = stores.group_of(fact.path)
+        return f"group:{group}" if group is not None else f"store:{stores.store_of(fact.path)}"
+
     def in_focus(self, form: str) -> bool:
         return self.focus_forms is None or form in self.focus_forms
 

@@ -38,17 +38,9 @@ def find(ctx: Context) -> Iterator[Finding]:
                 continue  # "Ensure all 200 tests pass": a rule; "Test count: 200" is a value whatever its lead
             if key[0] == "count" and fact.kind == "event":
                 continue  # "Fixed 5 failing tests" counts a change, not the total
-            groups.setdefault((_store(ctx, fact), key), []).append((fact, number))
+            groups.setdefault((ctx.store_key(fact), key), []).append((fact, number))
     for (_, key), statements in groups.items():
         yield from _drift(key, statements)
-
-
-def _store(ctx: Context, fact: Fact) -> str:
-    stores = ctx.stores
-    if stores is None or fact.path.startswith("<"):
-        return ""
-    group = stores.group_of(fact.path)
-    return f"group:{group}" if group is not None else f"store:{stores.store_of(fact.path)}"
 
 
 def _drift(key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:

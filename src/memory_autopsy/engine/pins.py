@@ -4,12 +4,19 @@
 version 2.0.9", observed later, says the project moved on. The pin is `stale`: the agent will
 install what its own memory calls the old release. The package name must be the entity's name
 (hyphens and case aside), and only a later, higher current version flags the pin.
+
+The project's own version, too: "Current Version: 1.0.0" (a claim that opens with it, so that
+it names no other subject) in a store that records a later release ("Released v1.0.1", a
+changelog table row for 1.0.1, "1.0.1 shipped") is `stale`. A higher version is itself the
+time cue: no dates are needed. Releases are read in the claim's own store (and, in a graph, of
+its own entity).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from memory_autopsy import lazyre
 from memory_autopsy.cues import CURRENT, PIN, PINS
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -43,6 +50,56 @@ def find(ctx: Context) -> Iterator[Finding]:
             f"the current version is newer: {quote(now[1].claim)!r}",
             related=[now[1]],
         )
+
+
+_V = r"v?(?P<{name}>\d{{1,6}}(?:\.\d{{1,6}}){{1,3}})"
+# "Released v1.0.1", "bumped the version to 1.0.1", "v1.0.1 shipped"
+_RELEASED = lazyre.compile(
+    r"\b(?i:released|shipped|published|tagged|bumped[ \t]+(?:the[ \t]+)?version[ \t]+to)[ \t]+" + _V.format(name="v")
+    + r"\b|(?<![\w.])" + _V.format(name="after") + r"[ \t]+(?i:(?:was[ \t]+|is[ \t]+)?(?:released|shipped|published))\b"
+)
+_RELEASE_WORDS = ("releas", "shipped", "publish", "tagged", "bumped")
+_BARE_VERSION = lazyre.compile(_V.format(name="v"))
+_OPENS = lazyre.compile(r"[\W_]{0,8}")  # marks before a claim's first word
+
+
+def project_version(ctx: Context) -> Iterator[Finding]:
+    """`stale` for a current-version claim behind a release its own store records."""
+    said: list[tuple[tuple[int, ...], str, Fact]] = []
+    newest: dict[tuple[str, str], tuple[tuple[int, ...], str, Fact]] = {}
+    for fact in ctx.cued(PINS):
+        opened = _OPENS.match(fact.claim)
+        current = CURRENT.match(fact.claim, opened.end() if opened else 0)
+        if current is not None:
+            said.append((_key(current["version"]), current["version"], fact))
+    if not said:
+        return
+    for fact in ctx.active:
+        for version in _released(fact):
+            place = (ctx.store_key(fact), fact.entity if fact.shape == "graph" else "")
+            if place not in newest or _key(version) > newest[place][0]:
+                newest[place] = (_key(version), version, fact)
+    for key, version, fact in said:
+        release = newest.get((ctx.store_key(fact), fact.entity if fact.shape == "graph" else ""))
+        if release is None or release[0] <= key:
+            continue
+        yield fact_finding(
+            "stale", fact,
+            f"says the current version is {version}, but {release[2].where} records release "
+            f"{release[1]}: {quote(release[2].claim)!r}",
+            related=[release[2]], extra={"how": "release"},
+        )
+
+
+def _released(fact: Fact) -> list[str]:
+    """The versions a fact records released: a changelog row (its subject a bare version) or a
+    release in words."""
+    if fact.shape == "table" and (row := _BARE_VERSION.fullmatch(fact.entity.strip())):
+        return [row["v"]]
+    lowered = fact.claim.lower()
+    if not any(word in lowered for word in _RELEASE_WORDS):
+        return []
+    return [m["v"] or m["after"] for m in _RELEASED.finditer(fact.claim)]
 
 
 def _key(version: str) -> tuple[int, ...]:

@@ -83,6 +83,7 @@ def lint_store(
     found += numeric.find(ctx)
     found += deprecated.find(ctx)
     found += pins.find(ctx)
+    found += pins.project_version(ctx)
     found += rejected.find(ctx)
     found += settled.find(ctx)
     found += instead.find(ctx)

@@ -1,0 +1,56 @@
+"""A memory that says the project's current version is behind a release its own store records
+is stale, whatever the release's form: a changelog table row, "Released v1.0.1", "bumped the
+version to 1.0.1", "1.0.1 shipped". A version is its own time cue: no dates are needed. A
+dependency's version, an older release, or a release in another store leaves it alone."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write
+
+CURRENT = ["- Current Version: 1.0.0", "- Currently at version 1.0.0", "- **Current version:** v1.0.0"]
+RELEASES = [
+    "| Version | Date | Changes |\n|---|---|---|\n| 1.0.1 | 2026-03-02 | Exporter fix |\n| 1.0.0 | 2026-02-01 | First |",
+    "- Released v1.0.1 with the exporter fix",
+    "- Bumped the version to 1.0.1",
+    "- 1.0.1 shipped to the store",
+]
+
+
+def stale(root: Path) -> list[dict[str, object]]:
+    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
+    assert code in (0, 1), out
+    return [f for f in json.loads(out)["findings"] if f["rule"] == "stale"]
+
+
+@pytest.mark.parametrize(("current", "release"), list(product(CURRENT, RELEASES)))
+def test_a_current_version_behind_a_recorded_release_is_stale(tmp_path: Path, current: str, release: str) -> None:
+    write(tmp_path / "memory-bank" / "productContext.md", f"# Product Context\n\n## Overview\n{current}\n")
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Releases\n{release}\n")
+    (found,) = stale(tmp_path)
+    assert found["path"].endswith("productContext.md") and found["line"] == 4
+    assert "1.0.1" in str(found["message"]) and found["related"][0]["path"].endswith("progress.md")
+
+
+@pytest.mark.parametrize(("current", "release"), [
+    ("- Current Version: 1.0.1", "- Released v1.0.1"),  # the same release
+    ("- Current Version: 1.2.0", "- Released v1.0.1"),  # an older one
+    ("- React: currently at version 18.2.0", "- Released v19.0.0 of the app"),  # another subject
+    ("- Current Version: 1.0.0", "- Released the exporter fix"),  # no version
+    ("- Current Version: 1.0.0", "- Upgrade to 1.0.1 when it is released"),  # a plan
+])
+def test_the_same_older_or_anothers_version_is_not_stale(tmp_path: Path, current: str, release: str) -> None:
+    write(tmp_path / "memory-bank" / "productContext.md", f"# Product Context\n\n## Overview\n{current}\n")
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Releases\n{release}\n")
+    assert stale(tmp_path) == []
+
+
+def test_a_release_in_another_store_is_anothers(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "memory-bank" / "productContext.md", "# Product Context\n\n- Current Version: 1.0.0\n")
+    write(tmp_path / "b" / "memory-bank" / "progress.md", "# Progress\n\n- Released v1.0.1\n")
+    assert stale(tmp_path) == []
