@@ -3,7 +3,9 @@ blocked) in another.
 
 Done evidence is a fact whose status is done (a checked box, ✅, "(Completed)", a Completed
 section) or an event ("Implemented the exporter"). A pending task matches done evidence when
-nearly all of its words (stemmed, status words left out) are in the evidence. Newer evidence
+nearly all of its words (stemmed; status words and the verbs of doing work, "create",
+"generated", "set up", left out) are in the evidence, and make up much of it or of its title
+(what it says before its details, past a "Completed:" label). Newer evidence
 wins: the older side is flagged; with no observation order the pending side is flagged, since
 a done mark is the stronger statement. Candidates come from an index of words: linear.
 """
