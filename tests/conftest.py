@@ -7,6 +7,7 @@ import csv
 import hashlib
 import importlib.metadata
 import io
+import json
 import os
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -83,6 +84,13 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def findings_of(root: Path, rule: str) -> list[dict[str, Any]]:
+    """The findings of one rule that `scan ROOT --json` reports, at every severity."""
+    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
+    assert code in (0, 1), out
+    return [f for f in json.loads(out)["findings"] if f["rule"] == rule]
 
 
 _real_connect = socket.socket.connect

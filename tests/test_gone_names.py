@@ -6,13 +6,13 @@ that itself says it is gone, a narrative and a line dated after the record stay 
 
 from __future__ import annotations
 
-import json
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 
 NAMES = ["tests/test_quick.py", "sync_worker.py", "GodRaysPlugin", "OLD_SCALE"]
 RECORDS = [
@@ -31,10 +31,8 @@ RELIANCES = [
 ]
 
 
-def stale(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "stale"]
+def stale(root: Path) -> list[dict[str, Any]]:
+    return findings_of(root, "stale")
 
 
 def store(root: Path, relying: str, record: str) -> Path:

@@ -7,13 +7,13 @@ stay quiet."""
 
 from __future__ import annotations
 
-import json
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 
 # (first statement, second statement): one count, two numbers
 PAIRS = [
@@ -26,10 +26,8 @@ PAIRS = [
 ]
 
 
-def drift(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "numeric_drift"]
+def drift(root: Path) -> list[dict[str, Any]]:
+    return findings_of(root, "numeric_drift")
 
 
 def two_files(root: Path, first: str, second: str, *, dated: bool) -> None:

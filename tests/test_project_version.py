@@ -5,13 +5,13 @@ dependency's version, an older release, or a release in another store leaves it 
 
 from __future__ import annotations
 
-import json
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 
 CURRENT = ["- Current Version: 1.0.0", "- Currently at version 1.0.0", "- **Current version:** v1.0.0"]
 RELEASES = [
@@ -22,10 +22,8 @@ RELEASES = [
 ]
 
 
-def stale(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "stale"]
+def stale(root: Path) -> list[dict[str, Any]]:
+    return findings_of(root, "stale")
 
 
 @pytest.mark.parametrize(("current", "release"), list(product(CURRENT, RELEASES)))

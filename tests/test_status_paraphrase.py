@@ -6,13 +6,13 @@ a different task."""
 
 from __future__ import annotations
 
-import json
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 from memory_autopsy.api import lint
 
 # (pending task, done record of the same task)
@@ -31,10 +31,8 @@ DONE = [
 ]
 
 
-def conflicts(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "status_conflict"]
+def conflicts(root: Path) -> list[dict[str, Any]]:
+    return findings_of(root, "status_conflict")
 
 
 def store(root: Path, pending: str, done: str) -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 from memory_autopsy.api import lint
 
 UNITS = ["Phase 3", "Sprint 12", "Iteration 2", "Milestone 4", "Story 8", "MECH-2", "フェーズ3"]
@@ -19,10 +20,8 @@ PENDING = ["- [ ] {unit}: data import", "- 🔄 {unit}: data import (next)", "- 
 DONE = ["- ✅ {unit}: importer and its tests", "- {unit} is complete and merged.", "- [x] {unit} — importer shipped"]
 
 
-def conflicts(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "status_conflict"]
+def conflicts(root: Path) -> list[dict[str, Any]]:
+    return findings_of(root, "status_conflict")
 
 
 @pytest.mark.parametrize(("unit", "pending", "done"), list(product(UNITS, PENDING, DONE)))
