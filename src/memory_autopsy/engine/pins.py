@@ -76,11 +76,11 @@ def project_version(ctx: Context) -> Iterator[Finding]:
         return
     for fact in ctx.active:
         for version in _released(fact):
-            place = (ctx.store_key(fact), fact.entity if fact.shape == "graph" else "")
-            if place not in newest or _key(version) > newest[place][0]:
-                newest[place] = (_key(version), version, fact)
+            place, key = _place(ctx, fact), _key(version)
+            if place not in newest or key > newest[place][0]:
+                newest[place] = (key, version, fact)
     for key, version, fact in said:
-        release = newest.get((ctx.store_key(fact), fact.entity if fact.shape == "graph" else ""))
+        release = newest.get(_place(ctx, fact))
         if release is None or release[0] <= key:
             continue
         yield fact_finding(
@@ -89,6 +89,11 @@ def project_version(ctx: Context) -> Iterator[Finding]:
             f"{release[1]}: {quote(release[2].claim)!r}",
             related=[release[2]], extra={"how": "release"},
         )
+
+
+def _place(ctx: Context, fact: Fact) -> tuple[str, str]:
+    """Where a version is compared: the fact's store, and in a graph its entity."""
+    return ctx.store_key(fact), fact.entity if fact.shape == "graph" else ""
 
 
 def _released(fact: Fact) -> list[str]:

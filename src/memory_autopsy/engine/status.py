@@ -196,9 +196,7 @@ def title_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     text = claim.lstrip()
     box = _BOX.match(text)
     text = text[box.end():] if box else text
-    label = _STATUS_LABEL.match(text)
-    if label and label.group(1).strip(" *_").casefold() in lexicon.status_words:
-        text = text[label.end():]  # "Completed: Initialized Memory Bank (five files)"
+    text = text[_past_status_label(text, 0, lexicon):]  # "Completed: Initialized Memory Bank (five files)"
     return task_words(_TITLE_END.split(text, maxsplit=1)[0], lexicon)
 
 
@@ -225,15 +223,22 @@ def _subject_start(claim: str, at: int = 0) -> int:
     return at
 
 
+def _past_status_label(text: str, at: int, lexicon: Lexicon) -> int:
+    """Where the text goes on past a status label opening it at `at` ("Completed: …", "NEXT:
+    …"); `at` itself when no status word labels it."""
+    label = _STATUS_LABEL.match(text, at)
+    return label.end() if label and label.group(1).strip(" *_").casefold() in lexicon.status_words else at
+
+
 @lru_cache(maxsize=65536)
 def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
     """The numbered unit of work a claim opens with: ("phase", "3") for "✅ Phase 3: AI
     screening", ("code", "MECH-2") for "MECH-2 Freeze mechanics". A sub-unit is another unit
     ("Phase 3.1"); a unit named later in the claim is not its subject ("Integration with Phase 3")."""
     at = _subject_start(claim)
-    label = _STATUS_LABEL.match(claim, at)
-    if label and label.group(1).strip(" *_").casefold() in lexicon.status_words:
-        at = _subject_start(claim, label.end())  # "NEXT: iter 2 (handling feel)"
+    past = _past_status_label(claim, at, lexicon)
+    if past != at:
+        at = _subject_start(claim, past)  # "NEXT: iter 2 (handling feel)"
     code = _CODE.match(claim, at)
     if code:
         return "code", code.group(1)

@@ -172,7 +172,6 @@ class Parser:
         self.stack: list[_Section] = []
         self.entry = f"{path}:0"
         self.parents: list[tuple[int, str, str, str | None]] = []  # (indent, intro text, status, date)
-        self.inherited: str | None = None  # the date of the item's nearest dated parent item
         self.pending: list[_Pending] = []
         self.section_dates: dict[str, str] = {}
         self.entry_dates: dict[str, tuple[str, str]] = {}  # entry -> (date, section dated in)
@@ -328,12 +327,11 @@ class Parser:
     def _nest(self, block: Block, body: str) -> tuple[str | None, str]:
         """Nested items keep their parent's context: "Removed:" applies to its children."""
         if block.kind != "item":
-            self.parents, self.inherited = [], None
+            self.parents = []
             return body, ""
         while self.parents and self.parents[-1][0] >= block.indent:
             self.parents.pop()
         intro = next((p for p in reversed(self.parents) if p[1]), None)
-        self.inherited = next((p[3] for p in reversed(self.parents) if p[3]), None)
         if body.rstrip().endswith((":", "：")) and len(body.split()) <= 6:  # "Removed:", not a sentence
             status = status_of(block.text, self.lexicon, block.check)
             self.parents.append((block.indent, body.rstrip(" :："), status, None))
@@ -455,7 +453,8 @@ class Parser:
         prose = find_dates(written) if line_date is None else []
         if block.kind == "item" and self.parents and self.parents[-1][0] == block.indent:
             # A detail nested under "- [2026-03-01] Shipped the exporter" was written that day too
-            line_date = line_date or (None if prose else self.inherited)
+            inherited = next((p[3] for p in reversed(self.parents[:-1]) if p[3]), None)  # its dated ancestor's
+            line_date = line_date or (None if prose else inherited)
             self.parents[-1] = (*self.parents[-1][:3], line_date or (prose[0] if prose else None))
         self.pending.append(_Pending(
             draft, line_date, self.stamp, self._view.idents, self.entry,
