@@ -76,9 +76,10 @@ def test_other_subjects_and_non_counts_stay_quiet(tmp_path: Path, first: str, se
     assert drift(tmp_path) == []
 
 
-def test_items_of_one_list_are_two_quantities(tmp_path: Path) -> None:
-    write(tmp_path / "memory-bank" / "progress.md",
-          "# Progress\n\n## Status\n- 120 tests passing\n- 300 tests passing\n")
+@pytest.mark.parametrize("items", [2, 3, 5])
+def test_items_of_one_list_are_separate_quantities(tmp_path: Path, items: int) -> None:
+    lines = "".join(f"- {100 * (i + 1)} tests passing\n" for i in range(items))
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n{lines}")
     assert drift(tmp_path) == []
 
 

@@ -29,7 +29,7 @@ from memory_autopsy import lazyre
 from memory_autopsy.embed.frames import VERBISH, frame_words, read_pair
 from memory_autopsy.embed.neighbours import candidate_pairs
 from memory_autopsy.embed.recheck import retracts
-from memory_autopsy.engine.context import Context, fact_body, observed_order
+from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding, Severity
 
@@ -45,7 +45,7 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
     by_store: dict[str, list[Fact]] = {}
     for fact in facts:
         by_store.setdefault(ctx.store_key(fact), []).append(fact)
-    runs = _runs(facts)
+    runs = runs_of(facts)
     for group in by_store.values():
         if len(group) < 2:
             continue
@@ -63,19 +63,6 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
                 flagged.add(j)
                 places.add(place)
                 yield _finding(newer, older, cosine)
-
-
-def _runs(facts: Sequence[Fact]) -> dict[int, int]:
-    """Fact order -> the run of adjoining lines it lies in (a list, a table): a blank line, a
-    heading or a paragraph between two items starts another run."""
-    runs: dict[int, int] = {}
-    run, path, end = 0, "", -1
-    for fact in sorted(facts, key=lambda f: (f.path, f.line)):
-        if fact.path != path or fact.line > end + 1:
-            run += 1
-        path, end = fact.path, max(end if fact.path == path else -1, fact.end_line, fact.line)
-        runs[fact.order] = run
-    return runs
 
 
 def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_b: Mapping[str, str],

@@ -30,6 +30,19 @@ def strip_entity(claim: str, names: tuple[str, ...]) -> str:
     return claim
 
 
+def runs_of(facts: Sequence[Fact]) -> dict[int, int]:
+    """Fact order -> the run of adjoining lines it lies in (a list, a table): a blank line, a
+    heading or a paragraph between two items starts another run."""
+    runs: dict[int, int] = {}
+    run, path, end = 0, "", -1
+    for fact in sorted(facts, key=lambda f: (f.path, f.line)):
+        if fact.path != path or fact.line > end + 1:
+            run += 1
+        path, end = fact.path, max(end if fact.path == path else -1, fact.end_line, fact.line)
+        runs[fact.order] = run
+    return runs
+
+
 def observed_order(a: Fact, b: Fact) -> int | None:
     """-1 if a is older, 1 if newer, None when there is no observation order."""
     if not a.observed_at or not b.observed_at:

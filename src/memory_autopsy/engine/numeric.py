@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from memory_autopsy import lazyre
 from memory_autopsy.cues import NUMBERS, quantities
-from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
 
@@ -39,11 +39,12 @@ def find(ctx: Context) -> Iterator[Finding]:
             if key[0] == "count" and fact.kind == "event":
                 continue  # "Fixed 5 failing tests" counts a change, not the total
             groups.setdefault((ctx.store_key(fact), key), []).append((fact, number))
+    runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for (_, key), statements in groups.items():
-        yield from _drift(key, statements)
+        yield from _drift(ctx, key, statements, runs)
 
 
-def _drift(key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:
+def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dict[int, int]) -> Iterator[Finding]:
     dated = [s for s in statements if s[0].observed_at]
     newest = max(dated, key=lambda s: (s[0].observed_at or "", -s[0].order)) if dated else None
     reference = newest or statements[0]
@@ -55,17 +56,20 @@ def _drift(key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:
         if fact.observed_at:
             if observed_order(fact, other) != -1 or (fact.entry and fact.entry == other.entry):
                 continue
-        elif not _one_subject(key, fact, other):
+        elif not _one_subject(ctx, key, fact, other, runs):
             continue
         flagged.add(fact.order)
         yield _finding(fact, other, key, number, reference[1])
 
 
-def _one_subject(key: Key, fact: Fact, other: Fact) -> bool:
+def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int, int]) -> bool:
     """Whether two undated statements can be of one quantity: not two items of one list or
     table, and not counts under two labels ("Frontend: …" / "Backend: …")."""
-    if fact.path == other.path and abs(fact.line - other.line) <= 1:
-        return False
+    if fact.path == other.path:
+        if not runs:
+            runs.update(runs_of(ctx.active))
+        if runs.get(fact.order) == runs.get(other.order):
+            return False
     if key[0] == "label":
         return True  # the label is the subject
     subjects = _SUBJECT.match(fact.claim), _SUBJECT.match(other.claim)
