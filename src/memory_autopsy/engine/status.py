@@ -91,7 +91,12 @@ class _Index:
         if titled is not None:
             return titled, "title"
         unit = unit_of(task.claim, self.lexicon)
-        units = [f for f in self.by_unit.get(unit, ()) if self._pairs(task, f)] if unit is not None else []
+        if unit is None:
+            return None
+        units = [f for f in self.by_unit.get(unit, ()) if self._pairs(task, f)]
+        # A unit is first its own document's ("iter 2" of this plan), then the store's ("Phase 3"
+        # of a project, in its progress file and its active context)
+        units = [f for f in units if f.path == task.path] or units
         return (_newest(units), "unit") if units else None
 
     def _covers(self, words: frozenset[str], shared: int, i: int) -> bool:
@@ -109,11 +114,13 @@ class _Index:
         """"Implement Config Flow (Phase 1: setup) based on plan.md" is the task "Config Flow":
         done evidence whose own title names the same thing matches, however long the details."""
         title = title_words(task.claim, self.lexicon)
-        if len(title) < MIN_WORDS:
-            return None
+        if len(title) < MIN_WORDS or _only_units(title, self.lexicon):
+            return None  # "NEXT: iter 2 (feel)" names a unit: the unit decides, in its document
         found = []
         for i in {i for word in title for i in self.by_word.get(word, ())[: COMMON + 1]}:
             other = title_words(self.done[i].claim, self.lexicon)
+            if _only_units(other, self.lexicon):
+                continue
             shared = len(title & other)
             if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]):
                 found.append(self.done[i])
@@ -247,6 +254,16 @@ def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
         return None  # "Phase 3 → Phase 4 workflow" is the step between two units, neither
     word = unit.group(1).casefold()
     return ("iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word), unit.group(2).lstrip("0") or "0"
+
+
+def _only_units(words: frozenset[str], lexicon: Lexicon) -> bool:
+    """Task words that name only a unit of work and its number ("iter", "2")."""
+    return all(w.isdigit() or w in _unit_stems(lexicon) for w in words)
+
+
+@lru_cache(maxsize=8)
+def _unit_stems(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(_folded(stem(w)) for w in lexicon.unit_words)
 
 
 @lru_cache(maxsize=8)

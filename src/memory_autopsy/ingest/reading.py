@@ -4,6 +4,7 @@ and the words around it that are structure (section kinds, date labels), not cla
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -38,6 +39,11 @@ _BLANKS = lazyre.compile(r"\s+")
 _DAY_DASHES = lazyre.compile(r"-\d\d-\d\d")
 _NOT_A_NAME = lazyre.compile(r"[/\\\[\]{}<>|]")
 _SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
+# A run of words in capitals ("Iter 2 DONE (feel): …", "(Phase 3 - TO BE IMPLEMENTED)"): one
+# word, then single blanks and words; nothing before it can also start one (linear).
+_SHOUTED = lazyre.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+(?:[ \t][A-Z][A-Z'’-]+){0,3}(?![\w'’-])")
+# Status words that in capitals are as often a name: "E2E TESTING", "OPEN", "TODO comments".
+_NAMES_IN_CAPITALS = frozenset({"testing", "open", "todo"})
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 
 
@@ -90,6 +96,21 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             last = text.rsplit(sep, 1)[1].strip().strip("*_.").casefold()
             if last in statuses:
                 return statuses[last]
+    return _shouted_status(text, statuses)
+
+
+def _shouted_status(text: str, statuses: Mapping[str, str]) -> str:
+    """A status word written in capitals, where the line puts it ("Iter 2 DONE (handling
+    feel): …", "Plan 027 (hud layer), DONE.", "(Phase 3 - TO BE IMPLEMENTED)",
+    "IMPLEMENTATION COMPLETE: all phases"): the run's last words. Not a negated or planned one
+    ("NOT COMPLETE", "do not mark it DONE"), and the first such run only."""
+    for run in _SHOUTED.finditer(text):
+        words = run.group().casefold().split()
+        for cut in range(len(words)):
+            said = " ".join(words[cut:])
+            status = None if said in _NAMES_IN_CAPITALS else statuses.get(said)
+            if status is not None:
+                return "" if qualified(text[: run.start()] + " " + " ".join(words[:cut])) else status
     return ""
 
 
