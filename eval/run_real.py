@@ -52,9 +52,12 @@ class Side:
     obs: int | None
 
     def holds(self, loc: Loc) -> bool:
-        if loc.path != self.path or loc.line is None or not self.first <= loc.line <= self.last:
+        """The finding's region (a line, or a copied block's lines or observations) meets the side."""
+        if loc.path != self.path or loc.line is None or not (loc.line <= self.last and self.first <= loc.end):
             return False
-        return self.obs is None or loc.obs is None or self.obs == loc.obs
+        if self.obs is None or loc.obs is None:
+            return True
+        return loc.obs <= self.obs <= (loc.end_obs if loc.end_obs is not None else loc.obs)
 
 
 @dataclass(frozen=True)
@@ -240,6 +243,12 @@ class Loc:
     path: str
     line: int | None
     obs: int | None
+    end_line: int | None = None  # a copied block's region
+    end_obs: int | None = None
+
+    @property
+    def end(self) -> int:
+        return max(self.line or 0, self.end_line or 0)
 
 
 @dataclass(frozen=True)
@@ -300,7 +309,8 @@ def _int_or_none(value: object) -> int | None:
 
 
 def _loc(item: dict[str, Any]) -> Loc:
-    return Loc(_norm_path(item.get("path")), _int_or_none(item.get("line")), _int_or_none(item.get("obs")))
+    return Loc(_norm_path(item.get("path")), _int_or_none(item.get("line")), _int_or_none(item.get("obs")),
+               _int_or_none(item.get("end_line")), _int_or_none(item.get("end_obs")))
 
 
 def to_finding(item: dict[str, Any]) -> Finding:

@@ -168,6 +168,18 @@ class Finding(NamedTuple):
                 return value
         return default
 
+    @property
+    def end_line(self) -> int:
+        """The last line of the finding's region: a copied block's, else its own line."""
+        end = self.get("block_end")
+        return end if isinstance(end, int) and end > self.line else self.line
+
+    @property
+    def end_obs(self) -> int | None:
+        """The last observation of a block of observations copied within one graph line."""
+        end = self.get("block_end_obs")
+        return end if isinstance(end, int) else None
+
 
 @dataclass(frozen=True, slots=True)
 class Store:

@@ -78,9 +78,12 @@ def _run(facts: Sequence[Fact], keys: Sequence[str], j: int, i: int) -> int:
 def _finding(block: Block) -> Finding:
     head, last = block.copy[0], block.copy[-1]
     origin, origin_last = block.original[0], block.original[-1]
-    message = (
-        f"block of {len(block.copy)} facts (lines {head.line}-{last.last_line}) copied from "
-        f"{origin.path}:{origin.line}-{origin_last.last_line}"
-    )
-    return fact_finding("duplicate", head, message, related=[origin], symmetric=True,
-                        extra={"block": len(block.copy), "block_end": last.last_line})
+    extra = {"block": len(block.copy), "block_end": last.last_line}
+    if head.obs >= 0 and last.line == head.line:  # observations of one graph line
+        extra["block_end_obs"] = last.obs
+        message = (f"block of {len(block.copy)} observations (obs {head.obs}-{last.obs}) copied from "
+                   f"{origin.path}:{origin.line} (obs {origin.obs}-{origin_last.obs})")
+    else:
+        message = (f"block of {len(block.copy)} facts (lines {head.line}-{last.last_line}) copied from "
+                   f"{origin.path}:{origin.line}-{origin_last.last_line}")
+    return fact_finding("duplicate", head, message, related=[origin], symmetric=True, extra=extra)

@@ -31,6 +31,10 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     }
     if finding.obs >= 0:
         data["obs"] = finding.obs
+    if finding.end_line > finding.line:
+        data["end_line"] = finding.end_line
+    if finding.end_obs is not None:
+        data["end_obs"] = finding.end_obs
     if finding.baseline is not None:
         data["baseline"] = finding.baseline
     judge = finding.get("judge")
@@ -96,6 +100,7 @@ def finding_line(finding: Finding) -> str:
     (rule, severity, layer, path, line, entity, fidelity, message, confidence, fact_ids, related,
      fingerprint, baseline, _, obs) = finding
     judge = finding.get("judge")
+    end_line, end_obs = finding.end_line, finding.end_obs
     if not (type(line) is type(obs) is int and (type(confidence) is int or type(confidence) is float
                                                  and math.isfinite(confidence))):
         return _ENCODE(finding_dict(finding))
@@ -109,6 +114,8 @@ def finding_line(finding: Finding) -> str:
             '], "related": [', ", ".join(map(_location_line, related)) if related else "",
             '], "fingerprint": ', encode_basestring(fingerprint),
             f', "obs": {int.__repr__(obs)}' if obs >= 0 else "",
+            f', "end_line": {int.__repr__(end_line)}' if end_line > line else "",
+            f', "end_obs": {int.__repr__(end_obs)}' if end_obs is not None else "",
             f', "baseline": {encode_basestring(baseline)}' if baseline is not None else "",
             f', "judge": {encode_basestring(judge)}' if judge is not None else "",
             "}",

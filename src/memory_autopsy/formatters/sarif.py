@@ -87,9 +87,11 @@ def _quoted(path: str, safe: str) -> str:
         return quote(path, safe=safe, errors="replace")
 
 
-def physical(path: str, line: int, roots: Roots) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": artifact(path, roots),
-                                 "region": {"startLine": max(1, line)}}}
+def physical(path: str, line: int, roots: Roots, end_line: int = 0) -> dict[str, Any]:
+    region = {"startLine": max(1, line)}
+    if end_line > region["startLine"]:
+        region["endLine"] = end_line
+    return {"physicalLocation": {"artifactLocation": artifact(path, roots), "region": region}}
 
 
 def related_location(index: int, where: Location, roots: Roots) -> dict[str, Any]:
@@ -140,7 +142,7 @@ def result(finding: Finding, roots: Roots) -> dict[str, Any]:
         "message": {"text": linked_message(finding.message or finding.rule, sides, roots)},
     }
     if finding.path:
-        data["locations"] = [physical(finding.path, finding.line, roots)]
+        data["locations"] = [physical(finding.path, finding.line, roots, finding.end_line)]
     if sides:
         data["relatedLocations"] = [related_location(i, r, roots) for i, r in enumerate(sides)]
     data["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
