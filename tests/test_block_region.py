@@ -1,6 +1,6 @@
 """A copied block is one finding for the whole block, so its location is a region: JSON gives
-`end_line` (and, for observations copied within one graph line, `obs` to `end_obs`), SARIF an
-`endLine`. The real eval reads that region: a label on the block's third line is reported."""
+`end_line` (and, for observations copied within one graph line, `obs` to `end_obs`), SARIF and
+GitHub annotations an `endLine`. The real eval reads that region: a label on the block's third line is reported."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def test_a_copied_block_of_lines_ends_at_its_last_line(tmp_path: Path) -> None:
     regions = [r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"]
                if r["ruleId"] == "duplicate"]
     assert regions == [{"startLine": 5, "endLine": 7}]
+    github = run_cli("scan", str(tmp_path), "--format", "github").out
+    assert [line for line in github.splitlines() if "duplicate" in line and "line=5,endLine=7," in line], github
 
 
 def test_a_one_line_finding_has_no_end(tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ def annotation(finding: Finding, roots: Roots) -> str:
         where = roots(finding.path) or finding.path  # outside the root: as given
         properties += [f"file={escape_property(where)}",
                        f"line={max(1, finding.line)}"]
+        if finding.end_line > max(1, finding.line):  # a copied block: the annotation spans it
+            properties.append(f"endLine={finding.end_line}")
     properties.append(f"title={escape_property(f'memory-autopsy {finding.rule}')}")
     message, others = finding.message, []
     for side in (r for r in finding.related if r.path):
