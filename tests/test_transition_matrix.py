@@ -1,5 +1,6 @@
 """Issue 44, item 5: the transition matrix. Every retraction pair of tests/transition_matrix.py
-(verb families x voice x object shapes x dated bullets, dated headings and JSONL) flags the
+(verb families x voice x object shapes x dated bullets, dated headings, JSONL, and a memory
+bank's tech context against its decision log) flags the
 older state; every look-alike (another thing retracted, a plan, a question, a negation, another
 subject) stays silent."""
 
@@ -20,20 +21,22 @@ QUIET = frozenset({"unsourced"})  # about provenance, not the pair
 
 def scanned(case: Case, folder: Path) -> tuple[bool, list[str]]:
     """Whether the older state is flagged, and every finding but the quiet ones."""
-    path = folder / case.file
-    path.write_text(case.text, encoding="utf-8")
+    paths = [folder / case.file, *(folder / name for name, _ in case.others)]
+    for path, text in zip(paths, [case.text, *(text for _, text in case.others)]):
+        path.write_text(text, encoding="utf-8")
     try:
-        report = lint([str(path)])
+        report = lint([str(folder)])
     finally:
-        path.unlink()
-    hit = any(f.rule in FLAGGING and f.line == case.old_line for f in report.findings)
+        for path in paths:
+            path.unlink()
+    hit = any(f.rule in FLAGGING and f.line == case.old_line and f.path.endswith(case.file) for f in report.findings)
     return hit, [f"{f.rule}:{f.line}" for f in report.findings if f.rule not in QUIET]
 
 
 def test_the_matrix_is_large_and_balanced() -> None:
     found = list(cases())
     assert sum(c.expect for c in found) >= 500
-    assert {c.shape for c in found} == {"bullets", "headings", "jsonl"}
+    assert {c.shape for c in found} == {"bullets", "headings", "jsonl", "bank"}
     assert sum(not c.expect for c in found) >= 90
 
 

@@ -1,5 +1,5 @@
 """The transition matrix: an older state and a newer note that retracts it, in the phrasings
-people write (verb families x voice x object shapes x input shapes), and look-alikes that must
+people write (verb families x voice x object shapes x input shapes, one of them two files of a memory bank), and look-alikes that must
 stay silent (another thing retracted, a plan, a question, a negation, another subject).
 
 Data only: tests/test_transition_matrix.py scans each case and scores it."""
@@ -51,11 +51,12 @@ SILENT = (
 
 class Case(NamedTuple):
     name: str  # what the case is, for a failure message
-    shape: str  # "bullets", "headings" or "jsonl"
+    shape: str  # "bullets", "headings", "jsonl" or "bank"
     file: str
     text: str
     old_line: int  # the line of the older state (what must be flagged)
     expect: bool  # flagged (a retraction) or silent (a look-alike)
+    others: tuple[tuple[str, str], ...] = ()  # other files of the store: (name, text)
 
 
 def newer_notes() -> Iterator[tuple[str, str, bool]]:
@@ -88,6 +89,11 @@ def _jsonl(state: str, note: str, entity: str) -> tuple[str, int]:
     return "".join(json.dumps(r) + "\n" for r in rows), 1
 
 
+def _bank(state: str, note: str) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+    """A memory bank: the state in the tech context, the note in a dated entry of the decision log."""
+    return f"# Tech Context\n\n## Stack\n\n- {state}.\n", 5, (("decisionLog.md", f"# Decision Log\n\n## {NEW_DATE}\n\n- {note}.\n"),)
+
+
 def cases() -> Iterator[Case]:
     for x, s, y in TOOLS:
         state = f"{s} uses {x}"
@@ -97,11 +103,15 @@ def cases() -> Iterator[Case]:
                 continue  # another tool pair's note
             if name.startswith("silent") and x not in note and y not in note:
                 continue
-            for shape in ("bullets", "headings", "jsonl"):
+            for shape in ("bullets", "headings", "jsonl", "bank"):
+                others: tuple[tuple[str, str], ...] = ()
                 if shape == "jsonl":
                     text, line = _jsonl(state, note, entity)
                     file = "memory.jsonl"
+                elif shape == "bank":
+                    text, line, others = _bank(state, note)
+                    file = "techContext.md"
                 else:
                     text, line = (_bullets if shape == "bullets" else _headings)(state, note)
                     file = "notes.md"
-                yield Case(f"{shape}: {name} ({x})", shape, file, text, line, expect)
+                yield Case(f"{shape}: {name} ({x})", shape, file, text, line, expect, others)

@@ -69,9 +69,12 @@ RULES: tuple[Rule, ...] = (
     _rule("contradicted_explicit", "2", Severity.ERROR, "A newer fact retracts what this fact asserts.",
           """A fact of the same entity carries a transition trigger ("left", "migrated off",
           "switched from", "replaced by", "deprecated", "no longer", ...) on an anchor this fact
-          asserts, and it is newer or there is no observation order between them. The older claim
-          is flagged; the fix plan keeps it as history (a record gets valid_to, a markdown bullet
-          is struck through: `~~…~~ (superseded DATE, see path:line)`).""",
+          asserts, and it is newer or there is no observation order between them. Across the
+          entities of one store, a dated log entry that names no subject of its own ("## 2026-03-01
+          / - Migrated the job queue off Redis" in a decision log) retracts the whole phrase from an
+          older or undated fact of another file ("The job queue runs on BullMQ backed by Redis").
+          The older claim is flagged; the fix plan keeps it as history (a record gets valid_to, a
+          markdown bullet is struck through: `~~…~~ (superseded DATE, see path:line)`).""",
           "## Globex\n- works at Northwind (2026-01-01)\n- left Northwind (2026-05-01)",
           'Globex: employer = "Northwind" ; valid_to=2026-05-01 -- 2026-01-01\n- left Northwind (2026-05-01)'),
     _rule("contradicted_implicit", "2b", Severity.ERROR, "Same slot, different value, nothing retracted.",

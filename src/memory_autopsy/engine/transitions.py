@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.cues import RETRACTS
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem
+from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
@@ -73,6 +74,57 @@ def find(ctx: Context) -> tuple[list[Finding], set[tuple[int, int]]]:
             target, (trigger, transition), anchor = group[0]
             findings.append(_finding(target, trigger, transition, anchor, [g[0] for g in group[1:]]))
     return findings, pairs
+
+
+def across(ctx: Context) -> list[Finding]:
+    """Store-wide: a dated log entry's retraction ("## 2026-03-01 / - Migrated the job queue off
+    Redis to pg-boss" in a decision log) of what another entity of the same store still asserts
+    as current (the tech context's "The job queue runs on BullMQ backed by Redis"). The entity
+    pass (`find`) judges retractions within one entity; here only a dated entry that names no
+    subject of its own counts, against a fact older than it or undated that holds the whole
+    retracted phrase, and the judges grade the pair (`how`: across) by how such pairs fared on
+    the dev part."""
+    by_store: dict[str, list[Fact]] = {}
+    for fact in ctx.active:
+        by_store.setdefault(ctx.store_key(fact), []).append(fact)
+    findings: list[Finding] = []
+    for facts in by_store.values():
+        retractions = [r for r in _retractions(ctx, facts) if r[0].observed_at and _speaks_for_store(r[0])]
+        if not retractions:
+            continue
+        caused: dict[tuple[int, str], list[tuple[Fact, Retraction, str]]] = {}
+        for target, retraction, anchor in _matches(ctx, facts, retractions):
+            if target.entity != retraction[0].entity and _holds_as_current(ctx, target, retraction[1]):
+                caused.setdefault((retraction[0].order, target.path), []).append((target, retraction, anchor))
+        for group in caused.values():
+            target, (trigger, transition), anchor = group[0]
+            findings.append(_finding(target, trigger, transition, anchor, [g[0] for g in group[1:]], how="across"))
+    return findings
+
+
+def _speaks_for_store(fact: Fact) -> bool:
+    """A log's entry that names no subject of its own (its entity is its file's: "## 2026-03-01"
+    in decisionLog.md) speaks for the store; a retraction under a named subject ("## Umbrella",
+    "- left Northwind") is that subject's alone."""
+    return entity_form(fact.entity) == entity_form(PurePosixPath(fact.path).stem)
+
+
+def _holds_as_current(ctx: Context, target: Fact, transition: Transition) -> bool:
+    """Across entities a shared head word is not enough ("removed the diagnostic logging" is
+    not "uses the logging module"): the fact holds the whole retracted phrase, and not as what
+    it turns down ("Use Upstash over Memorystore")."""
+    words = ctx.words(target)
+    if not all(word in words for word in transition.anchors):
+        return False
+    body = ctx.norm_body(target).split()
+    at = [i for i, word in enumerate(body) if word == transition.head]
+    return not any(body[i - 1] in _TURNED_DOWN or " ".join(body[max(0, i - 2):i]) in _TURNED_DOWN
+                   for i in at if i > 0) if at else True
+
+
+# What a fact says just before a name it turns down: "Upstash over Memorystore", "instead of X".
+_TURNED_DOWN = frozenset({"over", "not", "no", "without", "from", "replacing", "replaced", "instead of",
+                          "rather than", "than", "vs", "versus", "off"})
 
 
 def _retractions(ctx: Context, facts: Sequence[Fact]) -> list[Retraction]:
@@ -240,7 +292,7 @@ def _spellings(ctx: Context, needed: set[str]) -> set[str]:
 
 
 def _finding(
-    target: Fact, trigger: Fact, transition: Transition, anchor: str, others: Sequence[Fact] = ()
+    target: Fact, trigger: Fact, transition: Transition, anchor: str, others: Sequence[Fact] = (), how: str = "",
 ) -> Finding:
     when = "newer" if observed_order(trigger, target) == 1 else "unordered"
     message = (
@@ -248,6 +300,8 @@ def _finding(
         f"{quote(trigger.claim)!r} ({trigger.where})"
     )
     extra: dict[str, object] = {"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at}
+    if how:
+        extra["how"] = how
     if others:  # one cause, one finding: the other facts it retracts are named, not re-reported
         message += f"; it also retracts {len(others)} more: " + ", ".join(o.where for o in others[:5])
         extra["also_flagged"] = [o.where for o in others]
