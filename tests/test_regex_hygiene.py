@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memory_autopsy import lazyre
-from memory_autopsy.claims import _anchor_pattern, _trigger_pattern
+from memory_autopsy.claims import _anchor_pattern, _ideograph_pattern, _trigger_pattern
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 
 MODULES = (
@@ -45,7 +45,7 @@ MODULES = (
 SIZE = 100_000
 LIMIT = 0.5  # seconds per call; a linear pattern needs a few milliseconds
 RUNS = (" ", "\t", ".", "-", ":", "*", "#", "=", '"', "(", "1", "a ", "<!--", "uses , ", "(source: ",
-        "~~", "|", "[", "111,", "(observed ", " -- ", "; a=", "**Status**: ")
+        "~~", "|", "[", "111,", "(observed ", " -- ", "; a=", "**Status**: ", "a から ", "从 a ", "ア")
 
 
 def _patterns() -> dict[str, re.Pattern[str]]:
@@ -59,6 +59,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
                 found.setdefault(id(pattern), (f"{name.rsplit('.', 1)[-1]}.{attribute}", pattern))
     found[0] = ("claims.trigger_pattern", _trigger_pattern(DEFAULT_VOCABULARY)[0])
     found[1] = ("claims.anchor_pattern", _anchor_pattern(DEFAULT_VOCABULARY))
+    ideographs = _ideograph_pattern()
+    assert ideographs is not None
+    found[2] = ("claims.ideograph_pattern", ideographs)
     return dict(found.values())
 
 

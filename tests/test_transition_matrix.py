@@ -13,7 +13,7 @@ import pytest
 
 from conftest import run_cli
 from memory_autopsy.pipeline import lint
-from transition_matrix import Case, cases
+from transition_matrix import Case, cases, ideograph_cases
 
 FLAGGING = frozenset({"contradicted_explicit", "contradicted_implicit", "stale"})
 QUIET = frozenset({"unsourced"})  # about provenance, not the pair
@@ -71,3 +71,20 @@ def test_an_item_retracts_nothing_it_holds_itself(tmp_path: Path, item: str) -> 
     code, out, _ = run_cli("scan", str(tmp_path), "--json", "--fail-on", "error")
     assert code in (0, 1), out
     assert [f for f in json.loads(out)["findings"] if f["rule"] == "contradicted_explicit"] == []
+
+
+def test_chinese_and_japanese_retractions_are_flagged_on_their_own(tmp_path: Path) -> None:
+    """The lexicon's phrasings written without spaces ("从 X 迁移到 Y", "X から Y に移行した") hold
+    the matrix's bar by themselves, not only inside the English majority; their look-alikes (a
+    plan, a question, another name retracted, a change of where something comes from) stay silent."""
+    flagged = total = 0
+    alarms = []
+    for case in ideograph_cases():
+        hit, found = scanned(case, tmp_path)
+        if case.expect:
+            total += 1
+            flagged += hit
+        elif found:
+            alarms.append(f"{case.name}: {found}")
+    assert not alarms, alarms[:20]
+    assert total >= 120 and flagged / total >= 0.95, (flagged, total)

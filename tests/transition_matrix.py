@@ -115,3 +115,43 @@ def cases() -> Iterator[Case]:
                     text, line = (_bullets if shape == "bullets" else _headings)(state, note)
                     file = "notes.md"
                 yield Case(f"{shape}: {name} ({x})", shape, file, text, line, expect, others)
+    yield from ideograph_cases()
+
+
+# The same question in Chinese and Japanese: the older state uses {x}; the newer note retracts it
+# in the lexicon's written-without-spaces phrasings, with or without blanks around the names.
+IDEOGRAPH_STATES = {"zh": "后台任务队列使用 {x}", "ja": "ジョブキューは {x} を使用している"}
+IDEOGRAPH_NOTES = {
+    "zh": ("后台任务队列从 {x} 迁移到 {y}", "后台任务队列从{x}切换到{y}", "用 {y} 替换了 {x}", "{x} 被 {y} 取代",
+           "后台任务队列不再使用 {x}", "弃用了 {x}", "{x} 已移除", "停止使用 {x}", "以 {y} 取代 {x}"),
+    "ja": ("ジョブキューを {x} から {y} に移行した", "{x}から{y}へ切り替えた", "{x} を {y} に置き換えた",
+           "{x} を廃止した", "{x} は削除した", "{y}: {x} の後継", "{x} の代わりに {y} を採用した"),
+}
+IDEOGRAPH_SILENT = {
+    "zh": ("计划从 {x} 迁移到 {y}", "是否从 {x} 迁移到 {y}？", "从 Memcached 迁移到 {x}", "用 {x} 替换了 Memcached",
+           "后台任务队列从 {x} 迁移到 {y} 的工作仍在进行中"),
+    "ja": ("{x} から {y} への移行を検討中", "Memcached から {x} に移行した", "{x} から {y} に移行する予定",
+           "{x} から トークンを取得するように変更"),
+}
+
+
+def ideograph_cases() -> Iterator[Case]:
+    for x, _, y in TOOLS:
+        for language, state in IDEOGRAPH_STATES.items():
+            older = state.format(x=x)
+            notes = [(n, True) for n in IDEOGRAPH_NOTES[language]] + [(n, False) for n in IDEOGRAPH_SILENT[language]]
+            for form, expect in notes:
+                note = form.format(x=x, y=y)
+                for shape in ("bullets", "headings", "jsonl", "bank"):
+                    others: tuple[tuple[str, str], ...] = ()
+                    if shape == "jsonl":
+                        text, line = _jsonl(older, note, "queue")
+                        file = "memory.jsonl"
+                    elif shape == "bank":
+                        text, line, others = _bank(older, note)
+                        file = "techContext.md"
+                    else:
+                        text, line = (_bullets if shape == "bullets" else _headings)(older, note)
+                        file = "notes.md"
+                    name = f"{shape}: {language}: {'' if expect else 'silent: '}{form} ({x})"
+                    yield Case(name, shape, file, text, line, expect, others)

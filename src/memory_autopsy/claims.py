@@ -139,6 +139,10 @@ def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
         read = read_retraction(folded)
         if read is not None:
             return _read_transition(read, vocabulary)
+    else:  # a retraction written without spaces ("从 Redis 迁移到 pg-boss")
+        written = _ideograph_transition(body)
+        if written is not None:
+            return written
     text = " " + normalize_claim(body) + " "
     pattern, backward_set, first_words = _trigger_pattern(vocabulary)
     if first_words.isdisjoint(text.split(" ")):
@@ -155,6 +159,65 @@ def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     if not phrase:
         return None
     return Transition(trigger, tuple(phrase))
+
+
+# A name a retraction in Chinese or Japanese retracts: Latin letters, digits and code marks,
+# up to three words of at most 60 characters (quoted or not), or a katakana word. Opened only
+# where no such character precedes it, so a long run is tried from its start only, and bounded.
+_CJK_NAME = (r"[`\"'「『]?(?:(?<![A-Za-z0-9_.+#/-])[A-Za-z0-9][A-Za-z0-9_.+#/-]{0,60}"
+             r"(?:[ ][A-Za-z0-9][A-Za-z0-9_.+#/-]{0,60}){0,2}"
+             r"|(?<![\u30a0-\u30ff])[\u30a0-\u30ff]{2,60})[`\"'」』]?")
+_CJK_CLAUSE = lazyre.compile(r"[，。；,;\n]")
+
+
+@lru_cache(maxsize=1)
+def _ideograph_pattern() -> re.Pattern[str] | None:
+    """The lexicon's written-without-spaces retractions as one pattern. Templates that open with
+    the retracted name share one reading of it, then their endings as one alternation (each
+    place of a line tries one name, not one per template); the others open with their own
+    words. Template i's retracted name is group `x{i}`, or, name first, group `x` with the
+    ending `t{i}`. What replaces the name is a name too: "X から Slack トークンを取得するように
+    変更" changes where a token comes from, not X."""
+    from memory_autopsy.lexicon import default_lexicon
+
+    def regex(pieces: list[str], i: int) -> str:
+        return "".join(rf"[ \t]?(?P<x{i}>{_CJK_NAME})[ \t]?" if piece == "{x}" else rf"[ \t]?{_CJK_NAME}[ \t]?"
+                       if piece == "{y}" else re.escape(piece) for piece in pieces if piece)
+
+    opening, endings, firsts = [], [], set()
+    for i, template in enumerate(default_lexicon().transitions):
+        pieces = re.split(r"(\{[xy]\})", template)
+        if template.startswith("{x}"):
+            endings.append(f"(?P<t{i}>{regex(pieces[2:], i)})")
+            firsts.add(pieces[2][0])
+        else:
+            opening.append(f"(?:{regex(pieces, i)})")
+    if endings:  # an ending's first character, looked at before any ending is tried
+        ahead = "".join(re.escape(c) for c in sorted(firsts))
+        opening.append(rf"(?:[ \t]?(?P<x>{_CJK_NAME})(?=[ \t]?[{ahead}])[ \t]?(?:{'|'.join(endings)}))")
+    return re.compile("|".join(opening)) if opening else None
+
+
+def _ideograph_transition(body: str) -> Transition | None:
+    """"状态管理从 Riverpod 迁移到 GetIt", "UniRx から R3 に移行した": the name retracted, unless
+    the clause only plans, asks or denies it ("计划从 X 迁移", "X から移行する予定")."""
+    pattern = _ideograph_pattern()
+    match = pattern.search(body) if pattern is not None else None
+    if match is None:
+        return None
+    found = {key: value for key, value in match.groupdict().items() if value is not None}
+    key = next(k for k in found if k[0] == "t" or k[0] == "x" and k != "x")
+    name = found.get("x") or found[key]
+    start, end = match.span()
+    breaks = [m.start() for m in _CJK_CLAUSE.finditer(body)]
+    clause = body[max([b + 1 for b in breaks if b < start], default=0): min([b for b in breaks if b >= end], default=len(body))]
+    from memory_autopsy.lexicon import default_lexicon
+
+    if any(hedge in clause for hedge in default_lexicon().transition_hedges):
+        return None
+    words = normalize_claim(name.strip("`\"'「」『』 ")).split()[-_NP_LIMIT:]
+    template = default_lexicon().transitions[int(key[1:])]
+    return Transition(template.replace("{x}", "…").replace("{y}", "…"), tuple(words)) if words else None
 
 
 def _read_transition(read: Read, vocabulary: Vocabulary) -> Transition | None:

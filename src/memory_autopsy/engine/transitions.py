@@ -15,8 +15,9 @@ from memory_autopsy.claims import Transition, find_transition
 from memory_autopsy.cues import RETRACTS
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem
+from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem, tokens
 
 # Words of a normalized claim that negate it ("isn't" normalizes to "isn t").
 _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "weren", "won"})
@@ -163,9 +164,10 @@ def _matches(
         if fact.order in triggers or fact.kind != "state":  # guidelines, events, tasks assert no state
             continue
         body = ctx.norm_body(fact).split()
-        if spelled.isdisjoint(body + fact.value.lower().split()):
+        latin = _latin_names(fact)  # "Provider/Bloc/Riverpod状态管理": names written against ideographs
+        if spelled.isdisjoint(body + latin + fact.value.lower().split()):
             continue
-        words = ctx.words(fact)
+        words = ctx.words(fact).union(latin)
         if needed is not None and not needed(fact, words):
             continue
         if words & _NEGATING or " no longer " in f" {ctx.norm_body(fact)} " or _RETRACTING & set(body):
@@ -252,10 +254,18 @@ def _narrative(fact: Fact, trigger: Fact) -> bool:
     return bool(fact.entry) and fact.entry == trigger.entry
 
 
+def _latin_names(fact: Fact) -> list[str]:
+    """The Latin-script words of a claim written in ideographs (none for a Latin claim)."""
+    return [] if fact.claim.isascii() else tokens(fact.claim)
+
+
 def _asserts(ctx: Context, fact: Fact, body: list[str], anchor: str) -> bool:
     """Whether the fact states the retracted phrase as current state: the value of a slot frame
     (`uses X`, `works at X`, `tool = "X"`), or the subject of a copula (`X is active`); a mere
-    mention ("the X docs mention …") is not an assertion."""
+    mention ("the X docs mention …") is not an assertion. In Chinese or Japanese: the name
+    beside a verb of using ("使用 Redis", "Redis を採用") or the value of a label ("TTS：X")."""
+    if not fact.claim.isascii():
+        return _ideograph_asserts(fact.claim, anchor, ctx.lexicon)
     words = anchor.split()
     if fact.slot and fact.value:
         value = normalize_claim(fact.value).split()
@@ -266,6 +276,21 @@ def _asserts(ctx: Context, fact: Fact, body: list[str], anchor: str) -> bool:
         if word in _COPULAS:
             return any(w in body[:index] for w in words)
     return False
+
+
+_NEAR = 8  # characters between a verb of using and the name it governs ("使用了 Redis", "Redis を使用")
+_LABEL_VALUE = 24  # how far into a label's value its first item reaches
+
+
+def _ideograph_asserts(claim: str, anchor: str, lexicon: Lexicon) -> bool:
+    text = claim.casefold()
+    at = text.find(anchor.split()[-1])
+    if at < 0 or any(hedge in text for hedge in lexicon.transition_hedges) or "不" in text or "ない" in text:
+        return False
+    colon = min((i for i in (text.find(":"), text.find("：")) if i >= 0), default=-1)
+    if 0 <= colon < at <= colon + _LABEL_VALUE:
+        return True
+    return any(verb in text[max(0, at - _NEAR): at + len(anchor) + _NEAR] for verb in lexicon.state_verbs)
 
 
 def _same_subject(body: list[str], match: tuple[Retraction, str]) -> bool:
