@@ -56,7 +56,15 @@ LOOK_ALIKES = {
     "part of the retracted phrase": ("- Logging: uses the Python logging module",
                                      "## 2026-03-01\n- Removed the diagnostic logging added previously"),
     "a planned retraction": (STATE, "## 2026-03-01\n- Plan to migrate the background job queue off Redis"),
+    "another version": ("- The billing database runs on PostgreSQL 16",
+                        "## 2026-03-01\n- Migrated the billing database off PostgreSQL 14 to MySQL 8"),
 }
+
+
+def test_the_same_version_is_retracted(tmp_path: Path) -> None:
+    bank(tmp_path, "- The billing database runs on PostgreSQL 14",
+         "## 2026-03-01\n- Migrated the billing database off PostgreSQL 14 to MySQL 8")
+    assert len(explicit(tmp_path)) == 1
 
 
 @pytest.mark.parametrize("case", sorted(LOOK_ALIKES))

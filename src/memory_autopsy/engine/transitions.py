@@ -95,7 +95,7 @@ def across(ctx: Context) -> list[Finding]:
             continue
         caused: dict[tuple[int, str], list[tuple[Fact, Retraction, str]]] = {}
         for target, retraction, anchor in _matches(ctx, facts, retractions):
-            if target.entity != retraction[0].entity and _holds_as_current(ctx, target, retraction[1]):
+            if target.entity != retraction[0].entity and _holds_as_current(ctx, target, retraction):
                 caused.setdefault((retraction[0].order, target.path), []).append((target, retraction, anchor))
         for group in caused.values():
             target, (trigger, transition), anchor = group[0]
@@ -110,17 +110,29 @@ def _speaks_for_store(fact: Fact) -> bool:
     return entity_form(fact.entity) == entity_form(PurePosixPath(fact.path).stem)
 
 
-def _holds_as_current(ctx: Context, target: Fact, transition: Transition) -> bool:
+def _holds_as_current(ctx: Context, target: Fact, retraction: Retraction) -> bool:
     """Across entities a shared head word is not enough ("removed the diagnostic logging" is
-    not "uses the logging module"): the fact holds the whole retracted phrase, and not as what
-    it turns down ("Use Upstash over Memorystore")."""
+    not "uses the logging module"): the fact holds the whole retracted phrase, of the same
+    version where both name one ("off PostgreSQL 14" leaves "PostgreSQL 16" standing), and not
+    as what it turns down ("Use Upstash over Memorystore")."""
+    trigger, transition = retraction
     words = ctx.words(target)
     if not all(word in words for word in transition.anchors):
         return False
     body = ctx.norm_body(target).split()
+    mine, theirs = _version_after(body, transition.head), _version_after(ctx.norm_body(trigger).split(), transition.head)
+    if mine and theirs and mine != theirs:
+        return False
     at = [i for i, word in enumerate(body) if word == transition.head]
     return not any(body[i - 1] in _TURNED_DOWN or " ".join(body[max(0, i - 2):i]) in _TURNED_DOWN
                    for i in at if i > 0) if at else True
+
+
+def _version_after(body: list[str], head: str) -> str:
+    """The version written right after the name ("postgresql 14"), or ""."""
+    at = next((i for i, word in enumerate(body) if word == head), -1)
+    following = body[at + 1] if 0 <= at < len(body) - 1 else ""
+    return following.lstrip("v") if following[:1].isdigit() or following[:1] == "v" and following[1:2].isdigit() else ""
 
 
 # What a fact says just before a name it turns down: "Upstash over Memorystore", "instead of X".
