@@ -94,6 +94,30 @@ def _bank(state: str, note: str) -> tuple[str, int, tuple[tuple[str, str], ...]]
     return f"# Tech Context\n\n## Stack\n\n- {state}.\n", 5, (("decisionLog.md", f"# Decision Log\n\n## {NEW_DATE}\n\n- {note}.\n"),)
 
 
+SHAPES = ("bullets", "headings", "jsonl", "bank")
+
+
+class Shaped(NamedTuple):
+    file: str
+    text: str
+    old_line: int
+    others: tuple[tuple[str, str], ...] = ()
+
+
+def _shaped(shape: str, state: str, note: str, entity: str) -> Shaped:
+    """The older state and the newer note in one input shape."""
+    if shape == "jsonl":
+        return Shaped("memory.jsonl", *_jsonl(state, note, entity))
+    if shape == "bank":
+        text, line, others = _bank(state, note)
+        return Shaped("techContext.md", text, line, others)
+    return Shaped("notes.md", *(_bullets if shape == "bullets" else _headings)(state, note))
+
+
+def _case(name: str, shape: str, shaped: Shaped, expect: bool) -> Case:
+    return Case(name, shape, shaped.file, shaped.text, shaped.old_line, expect, shaped.others)
+
+
 def cases() -> Iterator[Case]:
     for x, s, y in TOOLS:
         state = f"{s} uses {x}"
@@ -103,18 +127,8 @@ def cases() -> Iterator[Case]:
                 continue  # another tool pair's note
             if name.startswith("silent") and x not in note and y not in note:
                 continue
-            for shape in ("bullets", "headings", "jsonl", "bank"):
-                others: tuple[tuple[str, str], ...] = ()
-                if shape == "jsonl":
-                    text, line = _jsonl(state, note, entity)
-                    file = "memory.jsonl"
-                elif shape == "bank":
-                    text, line, others = _bank(state, note)
-                    file = "techContext.md"
-                else:
-                    text, line = (_bullets if shape == "bullets" else _headings)(state, note)
-                    file = "notes.md"
-                yield Case(f"{shape}: {name} ({x})", shape, file, text, line, expect, others)
+            for shape in SHAPES:
+                yield _case(f"{shape}: {name} ({x})", shape, _shaped(shape, state, note, entity), expect)
     yield from ideograph_cases()
 
 
@@ -142,16 +156,6 @@ def ideograph_cases() -> Iterator[Case]:
             notes = [(n, True) for n in IDEOGRAPH_NOTES[language]] + [(n, False) for n in IDEOGRAPH_SILENT[language]]
             for form, expect in notes:
                 note = form.format(x=x, y=y)
-                for shape in ("bullets", "headings", "jsonl", "bank"):
-                    others: tuple[tuple[str, str], ...] = ()
-                    if shape == "jsonl":
-                        text, line = _jsonl(older, note, "queue")
-                        file = "memory.jsonl"
-                    elif shape == "bank":
-                        text, line, others = _bank(older, note)
-                        file = "techContext.md"
-                    else:
-                        text, line = (_bullets if shape == "bullets" else _headings)(older, note)
-                        file = "notes.md"
+                for shape in SHAPES:
                     name = f"{shape}: {language}: {'' if expect else 'silent: '}{form} ({x})"
-                    yield Case(name, shape, file, text, line, expect, others)
+                    yield _case(name, shape, _shaped(shape, older, note, "queue"), expect)
