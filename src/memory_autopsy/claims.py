@@ -187,7 +187,7 @@ def _ideograph_pattern() -> re.Pattern[str] | None:
     opening, endings, firsts = [], [], set()
     for i, template in enumerate(default_lexicon().transitions):
         pieces = re.split(r"(\{[xy]\})", template)
-        if template.startswith("{x}"):
+        if template.startswith("{x}") and len(pieces) > 2 and pieces[2]:
             endings.append(f"(?P<t{i}>{regex(pieces[2:], i)})")
             firsts.add(pieces[2][0])
         else:

@@ -297,7 +297,7 @@ _LABEL_VALUE = 24  # how far into a label's value its first item reaches
 def _ideograph_asserts(claim: str, anchor: str, lexicon: Lexicon) -> bool:
     text = claim.casefold()
     at = text.find(anchor.split()[-1])
-    if at < 0 or any(hedge in text for hedge in lexicon.transition_hedges) or "不" in text or "ない" in text:
+    if at < 0 or any(word in text for word in (*lexicon.transition_hedges, *lexicon.state_negations)):
         return False
     colon = min((i for i in (text.find(":"), text.find("：")) if i >= 0), default=-1)
     if 0 <= colon < at <= colon + _LABEL_VALUE:

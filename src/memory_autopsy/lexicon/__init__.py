@@ -41,6 +41,7 @@ class Lexicon:
     transitions: tuple[str, ...] = ()
     transition_hedges: tuple[str, ...] = ()  # "计划", "予定": a retraction only planned or asked
     state_verbs: tuple[str, ...] = ()  # "使用", "採用": a name stated as what is used
+    state_negations: tuple[str, ...] = ()  # "不", "ない": a claim in ideographs that denies its verb
 
     def extended(
         self,
@@ -105,4 +106,5 @@ def default_lexicon() -> Lexicon:
         transitions=tuple(merged.get("transitions", ())),
         transition_hedges=tuple(merged.get("transition_hedges", ())),
         state_verbs=tuple(merged.get("state_verbs", ())),
+        state_negations=tuple(merged.get("state_negations", ())),
     )
