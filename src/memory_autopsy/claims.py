@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from memory_autopsy import lazyre
 from memory_autopsy.clauses import Read, read_retraction
+from memory_autopsy.lexicon import default_lexicon
 from memory_autopsy.normalize import STOPWORDS, fold, folded_tokens, holds_any, normalize_claim, tokens
 from memory_autopsy.vocabulary import (
     GENERIC_TOKENS,
@@ -178,8 +179,6 @@ def _ideograph_pattern() -> re.Pattern[str] | None:
     words. Template i's retracted name is group `x{i}`, or, name first, group `x` with the
     ending `t{i}`. What replaces the name is a name too: "X から Slack トークンを取得するように
     変更" changes where a token comes from, not X."""
-    from memory_autopsy.lexicon import default_lexicon
-
     def regex(pieces: list[str], i: int) -> str:
         return "".join(rf"[ \t]?(?P<x{i}>{_CJK_NAME})[ \t]?" if piece == "{x}" else rf"[ \t]?{_CJK_NAME}[ \t]?"
                        if piece == "{y}" else re.escape(piece) for piece in pieces if piece)
@@ -211,8 +210,6 @@ def _ideograph_transition(body: str) -> Transition | None:
     start, end = match.span()
     breaks = [m.start() for m in _CJK_CLAUSE.finditer(body)]
     clause = body[max([b + 1 for b in breaks if b < start], default=0): min([b for b in breaks if b >= end], default=len(body))]
-    from memory_autopsy.lexicon import default_lexicon
-
     if any(hedge in clause for hedge in default_lexicon().transition_hedges):
         return None
     words = normalize_claim(name.strip("`\"'「」『』 ")).split()[-_NP_LIMIT:]

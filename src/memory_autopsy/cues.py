@@ -113,7 +113,12 @@ def _count_label(label: str) -> str:
 
 # --- pins and current versions (stale pins) ---------------------------------------------------
 
-_VERSION = r"v?(?P<version>\d{1,6}(?:\.\d{1,6}){1,3})"
+def version_pattern(group: str = "version") -> str:
+    """A version ("v1.0.1", "2.14"), captured as `group`: a pattern may hold two, named apart."""
+    return rf"v?(?P<{group}>\d{{1,6}}(?:\.\d{{1,6}}){{1,3}})"
+
+
+_VERSION = version_pattern()
 PIN = re.compile(r"(?<![\w@/.-])(?P<name>@?[a-z0-9][\w.-]{0,80}?)@" + _VERSION + r"\b", re.I)
 CURRENT = re.compile(
     r"\b(?:(?:currently|now)\s+(?:at|on)\s+(?:version\s+|v(?=\d))|current\s+version\s*(?:is|:)?\s*"

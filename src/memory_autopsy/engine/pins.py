@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import CURRENT, PIN, PINS
+from memory_autopsy.cues import CURRENT, PIN, PINS, version_pattern
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
@@ -52,14 +52,13 @@ def find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-_V = r"v?(?P<{name}>\d{{1,6}}(?:\.\d{{1,6}}){{1,3}})"
 # "Released v1.0.1", "bumped the version to 1.0.1", "v1.0.1 shipped"
 _RELEASED = lazyre.compile(
-    r"\b(?i:released|shipped|published|tagged|bumped[ \t]+(?:the[ \t]+)?version[ \t]+to)[ \t]+" + _V.format(name="v")
-    + r"\b|(?<![\w.])" + _V.format(name="after") + r"[ \t]+(?i:(?:was[ \t]+|is[ \t]+)?(?:released|shipped|published))\b"
+    r"\b(?i:released|shipped|published|tagged|bumped[ \t]+(?:the[ \t]+)?version[ \t]+to)[ \t]+" + version_pattern("v")
+    + r"\b|(?<![\w.])" + version_pattern("after") + r"[ \t]+(?i:(?:was[ \t]+|is[ \t]+)?(?:released|shipped|published))\b"
 )
 _RELEASE_WORDS = ("releas", "shipped", "publish", "tagged", "bumped")
-_BARE_VERSION = lazyre.compile(_V.format(name="v"))
+_BARE_VERSION = lazyre.compile(version_pattern("v"))
 _OPENS = lazyre.compile(r"[\W_]{0,8}")  # marks before a claim's first word
 
 

@@ -81,8 +81,7 @@ def copy_sides(rule: str, flagged: Fact, other: Fact | None) -> tuple[Fact, Fact
 
 def _delete_copy(finding: Finding, flagged: Fact, other: Fact | None, index: FactIndex,
                  doomed: set[int]) -> Fix | None:
-    end = finding.get("block_end")
-    if isinstance(end, int) and end > flagged.last_line:
+    if finding.end_line > flagged.last_line:
         return None  # one finding for a copied block of items: deleting its first item is half a fix
     sides = copy_sides(finding.rule, flagged, other)
     if sides is None:
@@ -116,10 +115,10 @@ def _doomed_copies(findings: tuple[Finding, ...], index: FactIndex) -> set[int]:
 def _block(finding: Finding, index: FactIndex) -> list[Fact]:
     """Every fact of a copied block the finding reports as one (`block` facts up to line
     `block_end`), or none when the lines no longer hold that many."""
-    end, size = finding.get("block_end"), finding.get("block")
-    if not isinstance(end, int) or not isinstance(size, int):
+    size = finding.get("block")
+    if not isinstance(size, int):
         return []
-    facts = index.starting(finding.path, range(finding.line, end + 1))
+    facts = index.starting(finding.path, range(finding.line, finding.end_line + 1))
     return facts if len(facts) == size else []
 
 
