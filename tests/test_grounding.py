@@ -187,3 +187,25 @@ def test_ignored_paths_are_those_git_ignores(tmp_path: Path) -> None:
     ours = Repository(str(repo), frozenset(IGNORES) | {"README.md"})
     assert len(by_git) >= 8  # the question is asked of both answers
     assert {p.rstrip("/") for p in ASKED if ours.ignored(p)} == by_git
+
+
+def test_a_renamed_file_is_followed_through_git_history(tmp_path: Path) -> None:
+    """Where no listed file has the missing path's name, git's rename detection says where it
+    went, through every later rename; a file git never renamed gets no guess."""
+    body = "export function client() {\n  return fetch('/api');\n}\n" * 4
+    repo = committed_repo(tmp_path / "repo", {
+        "src/api/client.ts": body, "src/api/other.ts": body.replace("client", "other"),
+        "memory-bank/notes.md": ("# Notes\n\n- The API client lives in `src/api/client.ts`\n"
+                                 "- Shared helpers in `src/util/helpers.ts`\n")})
+    git(repo, "mv", "src/api/client.ts", "src/api/http.ts")
+    git(repo, "commit", "-qm", "rename")
+    (repo / "src/net").mkdir()
+    git(repo, "mv", "src/api/http.ts", "src/net/transport.ts")
+    git(repo, "commit", "-qm", "move")
+    found = grounded(repo)
+    assert [(rule, line) for rule, line, _ in found] == [("missing_path", 3), ("missing_path", 4)]
+    assert "git records it renamed to `src/net/transport.ts`" in found[0][2]
+    assert "renamed" not in found[1][2]
+    code, out, _ = run_cli("scan", "memory-bank/", "--json", "--fail-on", "never", cwd=repo)
+    related = [f["related"] for f in json.loads(out)["findings"] if f["rule"] == "missing_path" and f["line"] == 3]
+    assert [r["path"] for r in related[0]] == ["src/net/transport.ts"]

@@ -16,7 +16,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -51,6 +51,9 @@ class Repository:
 
     root: str
     listed: frozenset[str]
+    # git's record of renamed files, (old, new) oldest first, asked for once and only when a
+    # named path is missing (the pipeline runs git; None: no history to ask)
+    history: Callable[[], list[tuple[str, str]]] | None = None
     _read: dict[str, str | None] = field(default_factory=dict)
     _lines: dict[str, list[str]] = field(default_factory=dict)
 
@@ -142,6 +145,36 @@ class Repository:
     def named(self, name: str) -> list[str]:
         """The listed files of that base name."""
         return self.by_name.get(name, [])
+
+    @cached_property
+    def _renamed(self) -> dict[str, str]:
+        """Old path -> the path git last renamed it to."""
+        if self.history is None:
+            return {}
+        moves: dict[str, str] = {}
+        for old, new in self.history():
+            moves[old] = new
+        return moves
+
+    def moved(self, path: str) -> str | None:
+        """The listed path git's rename detection followed `path` to, through every later rename
+        (`path` as memory writes it: from the root, or its trailing part); None when git renamed
+        no such file, or what it became is gone too."""
+        path = path.strip("/").removeprefix("./")
+        if not path or not self._renamed:
+            return None
+        sources = [old for old in self._renamed if old == path or old.endswith("/" + path)]
+        found = {self._followed(old) for old in sources}
+        found.discard(None)
+        return found.pop() if len(found) == 1 else None
+
+    def _followed(self, old: str) -> str | None:
+        seen = {old}
+        new = self._renamed[old]
+        while new not in self.listed and new in self._renamed and new not in seen:
+            seen.add(new)
+            new = self._renamed[new]
+        return new if new in self.listed else None
 
     # -- manifests ---------------------------------------------------------------------
 

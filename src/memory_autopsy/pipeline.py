@@ -154,7 +154,31 @@ def repository_of(store: Store, settings: Settings) -> Repository | None:
         listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:
         return None
-    return Repository(str(root), frozenset(name for name in listed.split("\0") if name))
+    return Repository(str(root), frozenset(name for name in listed.split("\0") if name),
+                      history=lambda: renames(root))
+
+
+RENAME_HISTORY = 5000  # commits: git's rename detection reads each one's changes; older moves are rarely still named
+
+
+def renames(root: object) -> list[tuple[str, str]]:
+    """The renames git detects in the last RENAME_HISTORY commits of HEAD, (old, new) oldest
+    first: one `git log`, run only when memory names a path the repository lacks."""
+    from memory_autopsy.gitrun import GitError, git
+
+    try:
+        out = git("log", "--reverse", "-M", "--diff-filter=R", "--name-status", "--format=", "-z",
+                  f"--max-count={RENAME_HISTORY}", "HEAD", "--", cwd=str(root))
+    except GitError:
+        return []  # no commit yet, or a history git cannot read: no rename to follow
+    fields = iter(out.split("\0"))
+    moves = []
+    for status in fields:  # `R<score>`, old, new; one commit's entries after another's
+        if status.strip().startswith("R"):
+            old, new = next(fields, ""), next(fields, "")
+            if old and new:
+                moves.append((old, new))
+    return moves
 
 
 def extra_layer(settings: Settings) -> Layer | None:

@@ -115,7 +115,8 @@ RULES: tuple[Rule, ...] = (
           """A present-tense or done claim names a file or folder of the repository (`src/api/client.ts`,
           `docs/`, a file name in code quotes) that git does not list and the disk does not hold:
           the agent opens a file that is gone. When one listed file has that name, the finding
-          names it: usually the file moved. Silent for code blocks, URLs, globs, placeholders
+          names it: usually the file moved; failing that, where git's rename detection followed
+          the path (one `git log`, run only when a path is missing). Silent for code blocks, URLs, globs, placeholders
           (`<name>`, `path/to/…`), absolute and home paths, paths a claim says were deleted,
           renamed or moved, files a plan or an open task names, and what the rule file excludes.
           Part of the grounding layer: on when the memory sits in a git work tree, off with

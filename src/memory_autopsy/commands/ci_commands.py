@@ -187,5 +187,5 @@ def run_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for rule in RULES:
         out.write(f"{rule.code}  {rule.id}  [default {rule.severity.value}, layer {rule.layer}]  {rule.summary}\n")
         out.write(textwrap.fill(rule.help, width=88, initial_indent="    ",
-                                subsequent_indent="    ") + "\n\n")
+                                subsequent_indent="    ", break_on_hyphens=False) + "\n\n")
     return 0

@@ -4,7 +4,8 @@ A claim that names a repository path git does not list (`missing_path`), pins a 
 tool version the manifests do not admit, or names the project's own version other than its
 manifest's (`stale`), or runs a script, target or recipe no package.json, Makefile or justfile
 defines (`missing_command`). A task still open that names a file the repository now has
-elsewhere under that name is a `status_conflict`: the work is done.
+elsewhere under that name is a `status_conflict`: the work is done. Where no one listed file has
+a missing path's name, git's rename detection may have followed it: the finding says where to.
 
 What is not a claim stays silent: code blocks (they hold no facts), URLs, globs, placeholders
 (`<name>`, `path/to/…`), absolute and home paths, a path under a removal or rename ("deleted
@@ -147,13 +148,16 @@ def _paths(fact: Fact, repo: Repository, relative: str, exclude: tuple[str, ...]
             continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
         name = path.rstrip("/").rpartition("/")[2]
         elsewhere = [p for p in repo.named(name) if not p.endswith("/" + path)]
+        moved = repo.moved(path) if len(elsewhere) != 1 else None
+        if moved:
+            elsewhere = [moved]  # renamed, and perhaps renamed again: git followed it there
         if pending:
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
                 yield _done_elsewhere(fact, repo, path, elsewhere[0])
             continue
         if "/" not in path and not elsewhere and not _leads(claim, path):
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
-        yield _missing(fact, repo, path, elsewhere)
+        yield _missing(fact, repo, path, elsewhere, moved=bool(moved))
 
 
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
@@ -189,8 +193,10 @@ def _leads(claim: str, path: str) -> bool:
     return _LABEL.sub("", claim, count=1).lstrip("`*_ ").startswith(path)
 
 
-def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str]) -> Finding:
-    if len(elsewhere) == 1:
+def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str], moved: bool = False) -> Finding:
+    if moved:
+        instead = f"; git records it renamed to `{elsewhere[0]}`"
+    elif len(elsewhere) == 1:
         instead = f"; the repository has `{elsewhere[0]}`"
     elif elsewhere:
         instead = f"; files of that name: {', '.join(f'`{p}`' for p in elsewhere[:3])}" + (" …" if len(elsewhere) > 3 else "")
