@@ -96,6 +96,7 @@ SEMANTIC_RATIO_MAX = 3.0  # markdown scan(100k) with the static embedding model 
 SEMANTIC_SHAPE = "md"  # prose claims: what layer 3 reads
 HOOK_STARTUP_MAX = 3.0  # hook(three.md) / `python -c pass`
 HOOK_WARM_MAX = 0.3  # warm hook after a one-line change / cold run, 100k store
+GROUNDING_MAX = 1.2  # hook on three.md just edited in the repository: grounding on / off (issue: memory against the repository)
 
 FLOOR_JSONL = """\
 import json, sys
@@ -461,6 +462,11 @@ class Startup:
     repo_other_ms: float | None = None
     repo_other_ratio: float | None = None
     repo_note: str | None = None
+    # the hook there on three.md just edited (the commit case), the grounding layer on and off
+    # (the rule file's `grounding`): what checking memory against the repository costs a commit
+    grounded_ms: float | None = None
+    ungrounded_ms: float | None = None
+    grounding_ratio: float | None = None
     # the hook right after three.md changed, as on a commit: its parse-cache entry misses and
     # the markdown reader is imported and run
     changed_ms: float | None = None
@@ -480,6 +486,7 @@ class Startup:
 
 
 THREE = "memory/three.md"  # a known memory location: the hook lints it with no rule file
+RULE_FILE = "memory-autopsy.toml"
 
 
 def startup_dir(runner: Runner) -> Path:
@@ -566,8 +573,14 @@ def measure_startup(runner: Runner, scan_ok: bool) -> Startup:
             (repo / "README.md").write_text("# A project\n", encoding="utf-8")
             result.repo_other_ms = _best(runner, [*hook[:-1], "README.md"], repo)
             result.repo_other_ratio = result.repo_other_ms / result.python_ms
+            result.grounded_ms, result.ungrounded_ms = _bests(runner, hook, repo, (0, 1), [
+                lambda k: _edit_three(repo, k, grounding=True), lambda k: _edit_three(repo, k, grounding=False)])
+            result.grounding_ratio = result.grounded_ms / result.ungrounded_ms
         except BenchError as exc:
             result.repo_note = str(exc).splitlines()[0]
+        finally:
+            (repo / THREE).write_text(THREE_FACTS, encoding="utf-8")
+            (repo / RULE_FILE).unlink(missing_ok=True)
     return result
 
 
@@ -599,11 +612,14 @@ def hook_modules(runner: Runner, folder: Path) -> list[str]:
     return modules
 
 
-def _edit_three(folder: Path, k: int) -> None:
+def _edit_three(folder: Path, k: int, grounding: bool | None = None) -> None:
     """three.md with one more fact, never written before (run k of this process, at this
-    time): the hook cannot find it in the parse cache of an earlier run or bench."""
+    time): the hook cannot find it in the parse cache of an earlier run or bench. `grounding`:
+    the rule file beside it turns the grounding layer on or off."""
     stamp = f"{time.time_ns() % 10**12}{k:02d}"
     (folder / THREE).write_text(THREE_FACTS + f"- cache-tier: evicts after {stamp} seconds\n", encoding="utf-8")
+    if grounding is not None:
+        (folder / RULE_FILE).write_text(f"grounding = {str(grounding).lower()}\n", encoding="utf-8")
 
 
 def _forget_runs(folder: Path) -> None:
@@ -730,6 +746,9 @@ def check_targets(res: dict[tuple[str, int], ShapeResult], wanted: list[int], st
     targets.append(_target("  the same, three.md just edited (the commit case: a full run)", startup is not None,
                            startup.changed_ratio if startup else None, HOOK_STARTUP_MAX,
                            why=(startup.changed_note or "not measured") if startup else "not measured"))
+    targets.append(_target(f"  the same in a {REPO_FILES // 1000}k-file repository: grounding on within 1.2x off",
+                           startup is not None, startup.grounding_ratio if startup else None, GROUNDING_MAX,
+                           why=(startup.repo_note or "not measured") if startup else "not measured"))
     for h in hook or [HookResult("one file", HOOK_FACTS, 1), HookResult(f"{HOOK_SHARDS} files", HOOK_FACTS,
                                                                          HOOK_SHARDS)]:
         name = f"hook, one-line change, 100k store as {h.layout}, warm cache, within 0.3x cold"
@@ -885,6 +904,8 @@ def _print_startup(st: Startup) -> None:
     _startup_row(f"hook, {REPO_FILES // 1000}k-file repo", st.repo_hook_ms, st.repo_hook_ratio, st.repo_note)
     _startup_row("  the same, README.md", st.repo_other_ms, st.repo_other_ratio, None,
                  "a commit of no memory file")
+    _startup_row("  three.md edited", st.grounded_ms, st.grounding_ratio, None,
+                 "ratio: grounding on / off (the rule file's `grounding`), the commit case")
     _startup_row(f"its {st.stdlib_modules} std modules", st.stdlib_ms, st.stdlib_ratio, st.stdlib_note,
                  "`python -c \"import ...\"` of the modules the hook loads that are not its own")
     if st.error:

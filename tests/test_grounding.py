@@ -209,3 +209,19 @@ def test_a_renamed_file_is_followed_through_git_history(tmp_path: Path) -> None:
     code, out, _ = run_cli("scan", "memory-bank/", "--json", "--fail-on", "never", cwd=repo)
     related = [f["related"] for f in json.loads(out)["findings"] if f["rule"] == "missing_path" and f["line"] == 3]
     assert [r["path"] for r in related[0]] == ["src/net/transport.ts"]
+
+
+def test_the_hook_lists_the_repository_once_for_its_scope_and_the_grounding_layer(tmp_path: Path) -> None:
+    """The hook's scope listing is the grounding layer's too: one `git ls-files` of the work
+    tree per run, and the layer still finds what memory names wrongly."""
+    repo = repository(tmp_path)
+    trace = tmp_path / "trace.txt"
+    (repo / "memory-bank/techContext.md").write_text(MEMORY + "- Docs index in `docs/index.md`\n", encoding="utf-8")
+    result = run_process("hook", "memory-bank/techContext.md", "--no-cache", "--format", "json", cwd=repo,
+                         env={"GIT_TRACE": str(trace)})
+    assert result.code == 1, result.err
+    listings = [line for line in trace.read_text(encoding="utf-8").splitlines()
+                if "ls-files -z --cached --others --exclude-standard" in line and "built-in" in line]
+    assert len(listings) == 1, listings
+    named = [f["message"].split("`")[1] for f in json.loads(result.out)["findings"] if f["rule"] == "missing_path"]
+    assert named == ["src/api/client.ts", "docs/index.md"]

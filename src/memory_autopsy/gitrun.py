@@ -22,7 +22,7 @@ def git(*args: str, cwd: Path | str | None = None) -> str:
 
 def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
     """`git(*args)` started now: the call it returns waits for git and returns its output, or
-    raises as `git` does. A caller with other work to do first (the hook imports the engine
+    raises as `git` does, each time it is called. A caller with other work to do first (the hook imports the engine
     while git lists a large working tree) lets git run on another core meanwhile."""
     import subprocess  # here, not at import: a run outside a repository starts no git (in_work_tree)
 
@@ -36,15 +36,19 @@ def git_started(*args: str, cwd: Path | str | None = None) -> Callable[[], str]:
 
         return failed
 
+    answer: list[str | GitError] = []
+
     def finished() -> str:
-        raw, err_raw = process.communicate()
-        out, err = decoded(raw), err_raw.decode("utf-8", "replace")
-        recorder = replay.recorder()
-        if recorder is not None:  # the hook's record of its run: git's answer is an input
-            recorder.git(args, None if cwd is None else str(cwd), process.returncode == 0, out)
-        if process.returncode != 0:
-            raise GitError(f"git {' '.join(args)}: {err.strip() or 'failed'}")
-        return out
+        if not answer:  # asked again, the same answer: git ran once
+            raw, err_raw = process.communicate()
+            out, err = decoded(raw), err_raw.decode("utf-8", "replace")
+            recorder = replay.recorder()
+            if recorder is not None:  # the hook's record of its run: git's answer is an input
+                recorder.git(args, None if cwd is None else str(cwd), process.returncode == 0, out)
+            answer.append(GitError(f"git {' '.join(args)}: {err.strip() or 'failed'}") if process.returncode else out)
+        if isinstance(answer[0], GitError):
+            raise answer[0]
+        return answer[0]
 
     return finished
 

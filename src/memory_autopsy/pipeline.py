@@ -92,14 +92,17 @@ def lint(
     today: date | None = None,
     extra: Sequence[Source] = (),
     on_read: Callable[[str], None] | None = None,
+    listing: tuple[str, Callable[[], str]] | None = None,
 ) -> Report:
-    """Lint memory files (or directories) and return the report."""
+    """Lint memory files (or directories) and return the report. `listing`: a folder and git's
+    listing of it, already asked (the hook's scope): the grounding layer reads it rather than
+    asking git again, when that folder is the top of the work tree."""
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
     with paused_gc():
         store, cache = _load([paths] if isinstance(paths, str) else paths, settings, extra, on_read)
-        report = lint_loaded(store, settings, today=today)
+        report = lint_loaded(store, settings, today=today, listing=listing)
         if cache is not None:
             cache.prune_after_run()
         return report
@@ -124,16 +127,18 @@ def paused_gc(freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
-def lint_loaded(store: Store, settings: Settings | None = None, *, today: date | None = None) -> Report:
+def lint_loaded(store: Store, settings: Settings | None = None, *, today: date | None = None,
+                listing: tuple[str, Callable[[], str]] | None = None) -> Report:
     from memory_autopsy.engine import lint_store
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
     return lint_store(store, settings, extra_layer=extra_layer(settings), today=today,
-                      repository=repository_of(store, settings))
+                      repository=repository_of(store, settings, listing))
 
 
-def repository_of(store: Store, settings: Settings) -> Repository | None:
+def repository_of(store: Store, settings: Settings,
+                  listing: tuple[str, Callable[[], str]] | None = None) -> Repository | None:
     """The git work tree the store's files lie in, with git's listing of it (tracked files, and
     untracked ones not ignored): what the grounding layer checks memory against. None when
     grounding is off, nothing was read from a file, or the files are in no work tree."""
@@ -151,7 +156,10 @@ def repository_of(store: Store, settings: Settings) -> Repository | None:
     if root is None:
         return None
     try:
-        listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+        if listing is not None and os.path.realpath(listing[0]) == os.path.realpath(root):
+            listed = listing[1]()  # the same question, asked of the same folder: asked once
+        else:
+            listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
     except GitError:
         return None
     return Repository(str(root), frozenset(name for name in listed.split("\0") if name),

@@ -115,7 +115,7 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cached = with_cache(settings, args, root, tracked)
     if cached.parse_cache is None:
         _may_replay(args, None, root)  # no cache, or one git tracks: no record either
-    report = lint(context, replace(cached, focus=changed))
+    report = lint(context, replace(cached, focus=changed), listing=None if listing is None else (str(root), listing))
     _, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=root)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
