@@ -225,3 +225,57 @@ def test_the_hook_lists_the_repository_once_for_its_scope_and_the_grounding_laye
     assert len(listings) == 1, listings
     named = [f["message"].split("`")[1] for f in json.loads(result.out)["findings"] if f["rule"] == "missing_path"]
     assert named == ["src/api/client.ts", "docs/index.md"]
+
+
+PACKAGE_2 = json.dumps({
+    "name": "web", "version": "0.1.0", "packageManager": "pnpm@10.12.4+sha512.abc",
+    "scripts": {"dev": "next dev", "build": "next build"},
+    "dependencies": {"react": "^19.1.0", "lucide-react": "^0.510.0", "react-hook-form": "^7.60.0",
+                     "@tanstack/react-query": "^5.83.0"},
+    "devDependencies": {"vitest": "^3.2.4", "typescript": "^5.8.0", "@types/node": "^20.11.30"},
+}, indent=2)
+AS_WRITTEN = """# Tech Context
+
+## Stack
+- **Lucide React 0.510.0** for icons
+- **React Hook Form 7.56.4** for form state
+- **React Query 5.79.0** for server state
+- **Vitest 3.1.4** for testing
+- **pnpm 10.10.0** as package manager
+- Node 16 or newer on the build machine
+- Frontend: React/Next.js
+
+## Commands
+- Always use `make` targets to build
+- Scripts run directly with `bun run` and use native bindings
+- Compiles cleanly with `pnpm tsc --noEmit`
+
+## Conventions
+- File names in `snake_case.py`; pages at `src/app/PAGE_NAME/page.tsx`
+- The snapshot lives in `test/__snapshots__/hello.json` since the rewrite
+- The journeys are documented in a folder
+  of their own, `docs/journeys/`, one file each
+
+## parser_state.py Details
+- Output: `summary.html` written next to `templates/cards/`
+"""
+
+
+def test_claims_are_read_as_written_and_names_as_their_manifests_write_them(tmp_path: Path) -> None:
+    """A product's name in words ("React Hook Form") is its package (`react-hook-form`), and corepack's
+    `packageManager` pins pnpm; "Lucide React" is not React, `@types/node` is not Node, a tool "for
+    testing" is not in progress. A runner in its own code span runs nothing; `pnpm tsc` runs a
+    dependency's binary. A convention's name, a placeholder in capitals and "React/Next.js" are no
+    paths; a path keeps the underscores the reader took for emphasis, and a wrapped item's finding
+    marks the line that writes the path. A section about a file the repository lacks anywhere is
+    about another tree."""
+    repo = committed_repo(tmp_path / "repo", {
+        "package.json": PACKAGE_2, "Makefile": "build:\n\techo build\n", "src/app/page.tsx": "",
+        "docs/setup.md": "# Setup\n", "memory-bank/techContext.md": AS_WRITTEN})
+    found = grounded(repo)
+    assert [(rule, line) for rule, line, _ in found] == [
+        ("missing_path", 19), ("missing_path", 21), ("stale", 5), ("stale", 6), ("stale", 7), ("stale", 8)]
+    messages = [message for *_, message in found]
+    assert "`test/__snapshots__/hello.json`" in messages[0] and "`docs/journeys/`" in messages[1]
+    assert "react-hook-form '^7.60.0'" in messages[2] and "@tanstack/react-query '^5.83.0'" in messages[3]
+    assert "vitest '^3.2.4'" in messages[4] and "pnpm '10.12.4' (package.json:4)" in messages[5]

@@ -330,6 +330,12 @@ def _package_versions(path: str, text: str) -> Iterator[Declared]:
         for tool, spec in engines.items():
             if isinstance(tool, str) and isinstance(spec, str):
                 yield Declared(tool, spec, path, _line_of(text, f'"{tool}"', text.find('"engines"')))
+    manager = data.get("packageManager")  # corepack's "pnpm@10.12.4+sha512.…": that one version
+    if isinstance(manager, str) and "@" in manager[1:]:
+        tool, _, version = manager.rpartition("@")
+        version = version.partition("+")[0]
+        if tool and version[:1].isdigit():
+            yield Declared(tool, version, path, _line_of(text, '"packageManager"'))
 
 
 def _toml(text: str) -> dict[str, Any]:

@@ -107,8 +107,9 @@ RULES: tuple[Rule, ...] = (
           a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
           name another line, not older, states as plain fact. In a git work tree (the grounding
           layer), a dependency or tool version the repository's manifests do not admit ("React
-          18" against `"react": "^19.0.0"`), or a "Current Version" other than the manifest's, is
-          stale too, naming the manifest line.""",
+          18" against `"react": "^19.0.0"`; "React Hook Form 7.56" against `react-hook-form`;
+          "pnpm 10.10.0" against `"packageManager": "pnpm@10.12.4"`), or a "Current Version"
+          other than the manifest's, is stale too, naming the manifest line.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
     _rule("missing_path", "G", Severity.REVIEW, "A path memory names is not in the repository.",
@@ -117,8 +118,10 @@ RULES: tuple[Rule, ...] = (
           the agent opens a file that is gone. When one listed file has that name, the finding
           names it: usually the file moved; failing that, where git's rename detection followed
           the path (one `git log`, run only when a path is missing). Silent for code blocks, URLs, globs, placeholders
-          (`<name>`, `path/to/…`), absolute and home paths, paths a claim says were deleted,
-          renamed or moved, files a plan or an open task names, and what the rule file excludes.
+          (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths, paths a
+          claim says were deleted, renamed or moved, files a plan or an open task names, a
+          section whose heading names a folder or file the repository lacks (another tree), and
+          what the rule file excludes.
           Part of the grounding layer: on when the memory sits in a git work tree, off with
           `--no-grounding` or `grounding = false`. `review` until the grounding eval measures it
           at 0.95 precision (`[rules] missing_path = "warning"` to fail on it now). Fix: write the

@@ -52,7 +52,8 @@ _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
 _BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
 _LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*)$")
 _PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bnnn\b|\bfoo\b|"
-                              r"(?-i:[A-Z][a-z]+Name\b)", re.I)  # `ComponentName/ComponentName.tsx`
+                              r"\b(?:snake_case|kebab-case|camel_?case|pascal_?case)\b|"  # `snake_case.py`: the convention
+                              r"(?-i:[A-Z][a-z]+Name\b|\b[A-Z]+_(?:NAME|ID|SLUG)\b)", re.I)  # `ComponentName/…`, `PAGE_NAME/`
 # Folders builds and tools write, never tracked: a path under one is generated, not rotted.
 _GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
                         ".venv", "venv", ".cache", ".turbo", ".nuxt", ".svelte-kit"})
@@ -66,7 +67,7 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
         relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
         yield from _paths(fact, repo, relative, exclude)
         yield from _versions(fact, repo)
-        yield from _commands(fact, repo)
+        yield from _commands(fact, repo, relative)
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -107,8 +108,8 @@ def _as_path(text: str, coded: bool) -> str:
         return text if coded and "/" in text.rstrip("/") else ""  # `.github/workflows/`, not `.env`
     stem, dot, extension = name.rpartition(".")
     if dot and stem and extension.lower() in EXTENSIONS and not extension.isdigit():
-        if "/" not in text and _PRODUCT.match(text) and not coded:
-            return ""
+        if _PRODUCT.match(name) and not coded and all(part[:1].isupper() for part in text.split("/")):
+            return ""  # "Next.js", "React/Next.js": products, not files
         return text
     if coded and text.endswith("/") and text.count("/") >= 1 and re.fullmatch(r"[\w./-]+", text):
         return text
@@ -129,8 +130,8 @@ def _paths(fact: Fact, repo: Repository, relative: str, exclude: tuple[str, ...]
         return
     heading, opening = _scopes(fact)
     bases = [*heading, *opening]
-    if any(not repo.holds(base, near) for base in heading):
-        return  # the section is about a folder the repository lacks: another tree
+    if any(not repo.holds(base, near) for base in heading) or _about_absent_file(fact.entity, repo):
+        return  # the section is about a folder or file the repository lacks: another tree
     other_tree = any(not repo.holds(base, near) for base in opening)
     pending = fact.status in PENDING
     for path, coded in named:
@@ -153,11 +154,11 @@ def _paths(fact: Fact, repo: Repository, relative: str, exclude: tuple[str, ...]
             elsewhere = [moved]  # renamed, and perhaps renamed again: git followed it there
         if pending:
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
-                yield _done_elsewhere(fact, repo, path, elsewhere[0])
+                yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, path)
             continue
         if "/" not in path and not elsewhere and not _leads(claim, path):
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
-        yield _missing(fact, repo, path, elsewhere, moved=bool(moved))
+        yield _at_mention(_missing(fact, repo, path, elsewhere, moved=bool(moved)), fact, repo, relative, path)
 
 
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
@@ -167,9 +168,20 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
         return fact.claim
     lines = [] if relative.startswith("../") else repo.lines(relative)
     written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
-    if fact.claim[:24].replace("`", "") not in _MARKUP.sub("", written):
+    if _MARKUP.sub("", fact.claim[:24]) not in _MARKUP.sub("", written):
         return fact.claim
     return _EXAMPLE.sub(" ", written)
+
+
+def _at_mention(finding: Finding, fact: Fact, repo: Repository, relative: str, path: str) -> Finding:
+    """The finding on the line that writes the path, where the claim runs over several (a
+    wrapped bullet): the annotation marks the path, not the item's first line."""
+    if fact.end_line <= fact.line or relative.startswith("../"):
+        return finding
+    for line, text in enumerate(repo.lines(relative)[fact.line - 1:fact.end_line], start=fact.line):
+        if path in text.replace("`", ""):
+            return finding._replace(line=line) if line != finding.line else finding
+    return finding
 
 
 def _scopes(fact: Fact) -> tuple[list[str], list[str]]:
@@ -179,6 +191,18 @@ def _scopes(fact: Fact) -> tuple[list[str], list[str]]:
     opening = _OPENING_FOLDER.match(fact.claim)
     return (_FOLDER.findall(fact.entity) if "/" in fact.entity else [],
             [opening.group(1)] if opening else [])
+
+
+def _about_absent_file(heading: str, repo: Repository) -> bool:
+    """Whether a section's heading names a file no folder of the repository has ("##
+    format_state.py Details" in a workspace's memory): its section describes another tree."""
+    if "." not in heading:
+        return False
+    for word in heading.split():
+        name = _as_path(word.strip("()[]`*_,:;"), True)
+        if name and "/" not in name and not repo.holds(name) and not repo.named(name):
+            return True
+    return False
 
 
 def _only_names(claim: str, path: str) -> bool:
@@ -247,8 +271,7 @@ def _versions(fact: Fact, repo: Repository) -> Iterator[Finding]:
             continue  # "next 2 steps": a product named in prose is capitalized, or given a dotted version
         if match.group("plus"):
             continue  # "React 17+": at least 17, which a newer declaration meets
-        dependency = ALIASES.get(written.lower(), written.lower())
-        comparable = [d for d in repo.dependencies.get(dependency, []) if admits(d.version, "0") is not None]
+        comparable = [d for d in repo.dependencies.get(_dependency(written, repo), []) if admits(d.version, "0") is not None]
         if comparable and all(admits(d.version, match.group("version")) is False for d in comparable):
             yield _stale(fact, repo, written, match.group("version"), comparable)
 
@@ -261,15 +284,29 @@ def _stale(fact: Fact, repo: Repository, name: str, version: str, declared: list
                      how="repository", declared=first.version)
 
 
+def _dependency(written: str, repo: Repository) -> str:
+    """The manifest name a name as memory writes it stands for: an alias ("Next.js"), the name
+    with blanks for hyphens ("React Hook Form"), or a scoped package's last part when one
+    declared package ends so (`@tanstack/react-query` for "React Query")."""
+    name = " ".join(written.lower().split())
+    name = ALIASES.get(name, name.replace(" ", "-"))
+    if name in repo.dependencies:
+        return name
+    scoped = [d for d in repo.dependencies if d.endswith("/" + name) and not d.startswith("@types/")]
+    return scoped[0] if len(scoped) == 1 else name
+
+
 @lru_cache(maxsize=4)
 def _names_pattern(repo: Repository) -> re.Pattern[str] | None:
     names = set(repo.dependencies)
     names |= {alias for alias, name in ALIASES.items() if name in names}
-    names |= {name.rpartition("/")[2] for name in names if "/" in name and len(name.rpartition("/")[2]) > 3}
+    names |= {name.rpartition("/")[2] for name in names  # `@types/node` is no runtime: "Node 16" is not it
+              if "/" in name and len(name.rpartition("/")[2]) > 3 and not name.startswith("@types/")}
     names = {n for n in names if len(n) >= 2 and not n.isdigit()}
     if not names:
         return None
-    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # a hyphen of the manifest's name may be a blank in prose: "react-hook-form", "React Hook Form"
+    alternation = "|".join(r"[- \t]".join(map(re.escape, n.split("-"))) for n in sorted(names, key=len, reverse=True))
     return re.compile(rf"(?<![\w@/.-])(?P<name>{alternation}){_VERSION_TAIL}", re.I)
 
 
@@ -284,13 +321,21 @@ _BUILTINS = frozenset("""install i add remove rm uninstall up update upgrade dlx
 _COMMAND = lazyre.compile(r"(?<![\w/.-])(npm|pnpm|yarn|bun|make|just)[ \t]+(?:(run|run-script)[ \t]+)?([A-Za-z][\w:.\-]*)(?![\w/])")
 
 
+# A dependency's binary whose name is not the package's: `pnpm tsc` runs typescript's compiler.
+BINARIES = {
+    "tsc": "typescript", "tsserver": "typescript", "biome": "@biomejs/biome", "playwright": "@playwright/test",
+    "ng": "@angular/cli", "nest": "@nestjs/cli", "changeset": "@changesets/cli", "commitlint": "@commitlint/cli",
+    "vue-cli-service": "@vue/cli-service", "sb": "storybook", "svelte-kit": "@sveltejs/kit", "tsc-alias": "tsc-alias",
+    "cdk": "aws-cdk", "sls": "serverless", "gql-gen": "@graphql-codegen/cli", "graphql-codegen": "@graphql-codegen/cli",
+}
 _COMMAND_LEAD = lazyre.compile(r"(?:^\W*|\b(?:run|use|with|via|then|and)\s+|[:;(,]\s*)$", re.I)
 
 
-def _commands(fact: Fact, repo: Repository) -> Iterator[Finding]:
+def _commands(fact: Fact, repo: Repository, relative: str) -> Iterator[Finding]:
     claim = fact.claim
     if not any(runner in claim for runner in _RUNNERS) or _GONE.search(claim):
         return
+    claim = _as_written(fact, repo, relative)  # "use `make` targets", "with `bun run` and": no command's argument
     for match in _COMMAND.finditer(claim):
         tool, run, name = match.groups()
         if tool in ("make", "just") and not _COMMAND_LEAD.search(claim[: match.start()]):
@@ -302,7 +347,8 @@ def _commands(fact: Fact, repo: Repository) -> Iterator[Finding]:
             continue  # no package.json, Makefile or justfile: nothing to check against
         if runner == "npm":
             if not run and (name in _BUILTINS or tool == "npm" and name not in ("test", "start")
-                            or name in repo.dependencies):  # `pnpm vitest`: a dependency's binary
+                            or name in repo.dependencies  # `pnpm vitest`: a dependency's binary
+                            or BINARIES.get(name, "") in repo.dependencies):  # `pnpm tsc`: typescript's
                 continue
         elif name in ("install", "all", "help", "-C") and name not in defined:
             continue

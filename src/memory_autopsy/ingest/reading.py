@@ -45,6 +45,9 @@ _SHOUTED = lazyre.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+(?:[ \t][A-Z][A-Z'’-
 # Status words that in capitals are as often a name: "E2E TESTING", "OPEN", "TODO comments".
 _NAMES_IN_CAPITALS = frozenset({"testing", "open", "todo"})
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
+# A last word after one of these is what the line is for or about, not its status: "Vitest 3.1.4
+# for testing", "a fixture of the migration in progress", "logs during testing".
+_OBJECT_OF = frozenset("for of during with via by before after about into through without under".split())
 
 
 def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
@@ -85,7 +88,8 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
     if leading:
         return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
-    if len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3 and not qualified(words[0]):
+    if (len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3 and not qualified(words[0])
+            and words[0].rsplit(None, 1)[-1].casefold() not in _OBJECT_OF):
         return statuses[words[1].casefold()]  # "Phase 4 implementation complete", not "… is not complete"
     if plain and lexicon.done_copulas:
         copula = _done_copula(lexicon).search(text)
