@@ -63,7 +63,9 @@ def test_manifest_matches_the_schema_and_pre_commit() -> None:
 
 @pytest.mark.parametrize("name, matched", [
     ("a.md", True), ("notes/b.MARKDOWN", True), ("s.json", True), ("s.jsonl", True),
-    ("a.txt", False), ("a.mdx", False), ("jsonl", False),
+    (".clinerules", True), (".clinerules/01-style", True), ("sub/.windsurfrules", True), (".cursorrules", True),
+    (".cursor/rules/api.mdc", True), ("agent.af", True),
+    ("a.txt", False), ("a.mdx", False), ("jsonl", False), ("x.clinerules.bak", False), ("src/app.py", False),
 ])
 def test_files_pattern(name: str, matched: bool) -> None:
     import re
@@ -72,6 +74,30 @@ def test_files_pattern(name: str, matched: bool) -> None:
 
     pattern = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]["files"]
     assert bool(re.search(pattern, name)) is matched
+
+
+# A file of every dialect where its system keeps it.
+EVERY_DIALECT = ["CLAUDE.md", ".claude/projects/app/memory/MEMORY.md", ".claude/projects/app/memory/auth.md",
+                 "memory-bank/activeContext.md", ".clinerules", ".clinerules/01-style", ".windsurfrules",
+                 ".serena/memories/overview.md", ".cursor/rules/api.mdc", ".cursorrules", "GEMINI.md",
+                 "AGENTS.md", "memory/2026-01-05.md", "memory.jsonl", "memory.json", "agents/helper.af"]
+
+
+def test_the_hook_sees_every_file_the_default_scope_takes() -> None:
+    """The hook's `files` is generated from the dialect table that makes the default scope: a
+    commit of any memory file of any dialect runs the hook (`.clinerules` and `.mdc` did not)."""
+    import re
+
+    import yaml
+
+    from memory_autopsy.ingest.dialects import DEFAULT_SCOPE, hook_files_pattern
+    from memory_autopsy.selection import selected
+
+    pattern = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]["files"]
+    assert pattern == hook_files_pattern()
+    for name in EVERY_DIALECT:
+        assert selected(name, DEFAULT_SCOPE, ()), name
+        assert re.search(pattern, name), name
 
 
 def test_dogfood_hook_passes_on_examples() -> None:

@@ -90,6 +90,16 @@ MANIFESTS = frozenset({
 })
 
 
+def hook_files_pattern() -> str:
+    """The pre-commit hook's `files` pattern (`.pre-commit-hooks.yaml`), from the same table as
+    the default scope: a memory suffix, or a rules file or folder some dialects name without one
+    (`.clinerules`, `.windsurfrules`, `.cursorrules`). A commit of any such file runs the hook; a
+    test holds the manifest equal to this."""
+    suffixes = "|".join(suffix.lstrip(".") for suffix in MEMORY_SUFFIXES)
+    bare = "|".join(sorted(name.lstrip(".") for name in KNOWN_NAMES if not name.endswith(MEMORY_SUFFIXES)))
+    return rf"(?i)(\.({suffixes})$|(^|/)\.({bare})(/|$))"
+
+
 def is_manifest(name: str) -> bool:
     return name.lower() in MANIFESTS
 
