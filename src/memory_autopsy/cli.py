@@ -37,7 +37,7 @@ LEVELS = ("info", "review", "warning", "error", "never")
 
 def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="memory files or folders")
-    parser.add_argument("--format", choices=FORMATS, default=None, help="output format (default text)")
+    parser.add_argument("--format", "--output-format", choices=FORMATS, default=None, help="output format (default text)")
     parser.add_argument("--json", action="store_true", help="same as --format json")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the output to FILE")
     parser.add_argument("--fail-on", choices=LEVELS, default=None, help="lowest severity that fails")

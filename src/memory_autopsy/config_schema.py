@@ -14,7 +14,7 @@ from typing import Any
 from memory_autopsy import lazyre
 from memory_autopsy.errors import ConfigError
 from memory_autopsy.model import Severity
-from memory_autopsy.rules import BY_ID
+from memory_autopsy.rules import BY_ID, suggestion
 
 Check = Callable[[Any], Any]
 
@@ -178,7 +178,7 @@ def rules_table(value: Any) -> dict[str, Severity | None]:
     for rule, setting in value.items():
         rule_id = rule.replace("-", "_")
         if rule_id not in BY_ID:
-            raise BadValue("unknown rule (see `memory-autopsy rules`)", rule)
+            raise BadValue(f"unknown rule{suggestion(rule)} (see `memory-autopsy rules`)", rule)
         try:
             result[rule_id] = severity_or_off(setting)
         except BadValue as error:

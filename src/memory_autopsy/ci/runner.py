@@ -34,9 +34,11 @@ from memory_autopsy.settings import Settings
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from memory_autopsy.commands.lint import rule_filter, select_rules
     from memory_autopsy.embed.trust import runner_embed
     from memory_autopsy.pipeline import lint
 
+    rule_filter(args)  # --select/--ignore are checked before the scope is read
     settings = runner_embed(settings_from_args(args), err)  # the endpoint and key: the runner's
     config_file = locate(args.config, isolated=args.isolated)
     scope = scope_root(config_file)
@@ -44,7 +46,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not context:
         err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
     changed, base = resolve_changed(args, err)
-    report = lint(context, with_cache(settings, args, scope))  # no focus: the SARIF covers the scope
+    report = select_rules(lint(context, with_cache(settings, args, scope)), args)  # no focus: the SARIF covers the scope
     baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=scope)
     if changed is not None:
         changed = git_changes.as_reported(changed, report.paths)
@@ -59,7 +61,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_output(_render(shown.report, args.format, settings, changed, root, moved), None, out, commands=args.format == "github")
     command = update_command(args, baseline_file)
     _github_files(shown, changed, command, args.sarif_file, moved)
-    return exit_code(shown.report, settings)
+    return 0 if args.exit_zero else exit_code(shown.report, settings)
 
 
 def resolve_changed(args: argparse.Namespace, err: TextIO) -> tuple[frozenset[str] | None, str | None]:

@@ -8,7 +8,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from memory_autopsy.errors import UsageError
 
@@ -33,6 +33,45 @@ class Parser(argparse.ArgumentParser):
         kind = kwargs.pop("formatter_class", argparse.HelpFormatter)
         kwargs["formatter_class"] = functools.partial(kind, width=terminal_columns() - 2)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's usage error, with the flag meant when one was mistyped or borrowed from
+        another tool (`--fix`, `--outpt-format`)."""
+        if message.startswith("unrecognized arguments: "):
+            hint = flag_hint(message.split(": ", 1)[1].split(), self)
+            message += f" ({hint})" if hint else ""
+        super().error(message)
+
+
+# Flags of other linters whose work a command of this one does.
+FOREIGN_FLAGS = {
+    "--fix": "fixes are planned by `memory-autopsy report` and written by `report --apply --yes-i-know`",
+    "--write": "fixes are planned by `memory-autopsy report` and written by `report --apply --yes-i-know`",
+    "--show-source": "`memory-autopsy why FILE:LINE` explains a finding",
+    "--explain": "`memory-autopsy why FILE:LINE` explains a finding; `memory-autopsy rules NAME` a rule",
+}
+
+
+def flag_hint(words: list[str], parser: argparse.ArgumentParser) -> str:
+    """What a flag argparse does not know stands for: another tool's (`--fix`), or the nearest
+    flag of any command (`--ignor` → `--ignore`)."""
+    import difflib
+
+    known: set[str] = set(parser._option_string_actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                known.update(command._option_string_actions)
+    for word in words:
+        flag = word.split("=", 1)[0]
+        if not flag.startswith("--"):
+            continue
+        if flag in FOREIGN_FLAGS:
+            return FOREIGN_FLAGS[flag]
+        close = difflib.get_close_matches(flag, sorted(k for k in known if k.startswith("--")), n=1, cutoff=0.75)
+        if close:
+            return f"did you mean {close[0]}?"
+    return ""
 
 
 def terminal_columns() -> int:

@@ -57,7 +57,13 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     ci.add_argument("--changed-only", action=argparse.BooleanOptionalAction, default=True,
                     help="in a pull request, report only findings touching its files (default)")
     ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
-    ci.add_argument("--format", choices=("github", "text", "json"), default="github")
+    ci.add_argument("--format", "--output-format", choices=("github", "text", "json"), default="github")
+    ci.add_argument("--select", action="append", metavar="RULE[,RULE]",
+                    help="report only these rules: names, codes or code prefixes (MA2, ALL)")
+    ci.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
+                    help="never report these rules (names, codes or code prefixes)")
+    ci.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
     ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
     ci.add_argument("--no-cache", action="store_true",
                     help="skip the caches: parse results (.memory-autopsy-cache/) and embeddings")
@@ -73,7 +79,8 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                       help="print the example rule file that documents every key (writes nothing)")
     init.set_defaults(handler=run_init)
 
-    rules = sub.add_parser("rules", help="list every rule with its default severity and help")
+    rules = sub.add_parser("rules", help="list every rule with its default severity and help; or the rules named")
+    rules.add_argument("names", nargs="*", metavar="RULE", help="rule names, codes or code prefixes (default: all)")
     rules.add_argument("--json", action="store_true")
     rules.set_defaults(handler=run_rules)
 
@@ -172,19 +179,25 @@ def run_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.rules import HELP_URI, RULES
+    from memory_autopsy.errors import UsageError
+    from memory_autopsy.rules import HELP_URI, RULES, resolve, suggestion
 
+    chosen, unknown = resolve(args.names)  # `rules status_conflict`, `rules MA601`, `rules MA6`
+    if unknown:
+        raise UsageError(f"rules: unknown rule {unknown[0]!r}{suggestion(unknown[0])}; "
+                         "`memory-autopsy rules` lists the names and codes")
+    shown = [r for r in RULES if not args.names or r.id in chosen]
     if args.json:
         import json
 
         rows = [{"id": r.id, "code": r.code, "name": r.name, "layer": r.layer, "severity": r.severity.value,
                  "summary": r.summary, "help": r.help, "bad": r.bad, "good": r.good,
-                 "help_uri": HELP_URI.format(id=r.id)} for r in RULES]
+                 "help_uri": HELP_URI.format(id=r.id)} for r in shown]
         out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return 0
     import textwrap
 
-    for rule in RULES:
+    for rule in shown:
         out.write(f"{rule.code}  {rule.id}  [default {rule.severity.value}, layer {rule.layer}]  {rule.summary}\n")
         out.write(textwrap.fill(rule.help, width=88, initial_indent="    ",
                                 subsequent_indent="    ", break_on_hyphens=False) + "\n\n")
