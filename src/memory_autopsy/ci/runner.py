@@ -24,7 +24,13 @@ from typing import TextIO
 from memory_autopsy.ci import changed as git_changes
 from memory_autopsy.ci.baseline import Baseline, Change, change, loads
 from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline, with_cache
-from memory_autopsy.commands.common import exit_code, settings_from_args, write_output
+from memory_autopsy.commands.common import (
+    exit_code,
+    rule_filter,
+    select_rules,
+    settings_from_args,
+    write_output,
+)
 from memory_autopsy.config import locate
 from memory_autopsy.errors import UsageError
 from memory_autopsy.formatters.visible import scrub
@@ -34,7 +40,6 @@ from memory_autopsy.settings import Settings
 
 
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from memory_autopsy.commands.lint import rule_filter, select_rules
     from memory_autopsy.embed.trust import runner_embed
     from memory_autopsy.pipeline import lint
 

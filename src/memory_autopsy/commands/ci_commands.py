@@ -109,7 +109,8 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         listing = start_listing(root)  # git walks the working tree while the engine is imported
     from memory_autopsy.api import lint
     from memory_autopsy.ci.filters import filter_report, resolve_baseline, tracking, with_cache
-    from memory_autopsy.commands.lint import emit, output_format, rule_filter
+    from memory_autopsy.commands.common import rule_filter
+    from memory_autopsy.commands.lint import emit, output_format
     from memory_autopsy.replay import CACHE_DIR
 
     tracked = None if args.no_cache else tracking(root / CACHE_DIR)  # git asks while it lists

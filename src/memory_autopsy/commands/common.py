@@ -193,3 +193,31 @@ def _new_file_mode(path: str) -> int:
         umask = os.umask(0o022)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def rule_filter(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """The rules --select keeps (None: all) and the rules --ignore drops."""
+    return _rules(args, "select"), _rules(args, "ignore") or frozenset()
+
+
+def _rules(args: argparse.Namespace, option: str) -> frozenset[str] | None:
+    values = getattr(args, option, None)
+    if not values:
+        return None
+    from memory_autopsy.rules import resolve, suggestion
+
+    tokens = [token.strip() for value in values for token in value.split(",") if token.strip()]
+    chosen, unknown = resolve(tokens)
+    if unknown:
+        raise UsageError(f"--{option}: unknown rule {unknown[0]!r}{suggestion(unknown[0])}; "
+                         "`memory-autopsy rules` lists the names and codes")
+    return chosen
+
+
+def select_rules(report: Report, args: argparse.Namespace) -> Report:
+    selected, ignored = rule_filter(args)
+    if selected is None and not ignored:
+        return report
+    kept = tuple(f for f in report.findings
+                 if (selected is None or f.rule in selected) and f.rule not in ignored)
+    return replace(report, findings=kept)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from memory_autopsy.commands.common import (
@@ -18,6 +17,8 @@ from memory_autopsy.commands.common import (
     exit_code,
     lint_inputs,
     require_input,
+    rule_filter,
+    select_rules,
     settings_from_args,
     write_output,
 )
@@ -87,34 +88,6 @@ def _stdin_sources(args: argparse.Namespace, paths: list[str]) -> tuple[Source, 
     buffer = getattr(stream, "buffer", None)
     data = buffer.read() if buffer is not None else stream.read().encode("utf-8")
     return (Source(display_path(name) if name else STDIN, data),)
-
-
-def rule_filter(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozenset[str]]:
-    """The rules --select keeps (None: all) and the rules --ignore drops."""
-    return _rules(args, "select"), _rules(args, "ignore") or frozenset()
-
-
-def _rules(args: argparse.Namespace, option: str) -> frozenset[str] | None:
-    values = getattr(args, option, None)
-    if not values:
-        return None
-    from memory_autopsy.rules import resolve, suggestion
-
-    tokens = [token.strip() for value in values for token in value.split(",") if token.strip()]
-    chosen, unknown = resolve(tokens)
-    if unknown:
-        raise UsageError(f"--{option}: unknown rule {unknown[0]!r}{suggestion(unknown[0])}; "
-                         "`memory-autopsy rules` lists the names and codes")
-    return chosen
-
-
-def select_rules(report: Report, args: argparse.Namespace) -> Report:
-    selected, ignored = rule_filter(args)
-    if selected is None and not ignored:
-        return report
-    kept = tuple(f for f in report.findings
-                 if (selected is None or f.rule in selected) and f.rule not in ignored)
-    return replace(report, findings=kept)
 
 
 def text_options(args: argparse.Namespace, out: TextIO, changed: frozenset[str] | None = None) -> TextOptions:
