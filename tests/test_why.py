@@ -72,3 +72,20 @@ def test_unknown_or_missing_id_exits_2() -> None:
     assert unknown.code == 2 and "no fact with id 'ffffffffffffffff'" in unknown.err
     assert run_cli("why", "examples/memory.md", cwd=ROOT).code == 2
     assert run_cli("why", "examples/missing.md", "1abaf1fb54e220f5", cwd=ROOT).code == 2
+
+
+def test_every_finding_on_the_line_is_explained_on_both_sides(tmp_path: Path) -> None:
+    """`why FILE:LINE` on the line of a status_conflict or numeric_drift (rules that do not
+    contradict a value) names each finding, its other side, and how to fix or accept it; the
+    other side's line names it too."""
+    write(tmp_path / "memory-bank" / "progress.md",
+          "## Done\n- [x] Build the login page\n\n## Next Steps\n- [ ] Build the login page\n")
+    flagged = why("memory-bank/progress.md:5", cwd=tmp_path)["facts"][0]
+    conflict = [f for f in flagged["findings"] if f["rule"] == "status_conflict"]
+    assert conflict and conflict[0]["side"] == "flagged"
+    assert [r["line"] for r in conflict[0]["related"]] == [2]
+    assert "memory-autopsy: ignore status_conflict" in conflict[0]["accept"]
+    other = why("memory-bank/progress.md:2", cwd=tmp_path)["facts"][0]
+    assert [f["side"] for f in other["findings"] if f["rule"] == "status_conflict"] == ["related"]
+    text = run_cli("why", "memory-bank/progress.md:5", "--isolated", cwd=tmp_path).out
+    assert "## Findings" in text and "**status_conflict** MA204" in text and "other side: memory-bank/progress.md:2" in text

@@ -38,6 +38,9 @@ class Explanation:
     contradicted_by: tuple[Link, ...]
     superseded_by: tuple[Link, ...]
     supersedes: tuple[Link, ...]
+    # every finding that names the fact, on either side, with the side it is on ("flagged": the
+    # finding's own location; "related": the other side)
+    findings: tuple[tuple[Finding, str], ...] = ()
 
 
 def find_fact(wanted: str, facts: tuple[Fact, ...]) -> list[Fact]:
@@ -114,7 +117,41 @@ def explain_fact(
         contradicted_by=tuple(contradicted),
         superseded_by=tuple(superseded),
         supersedes=tuple(supersedes),
+        findings=tuple(_naming(fact, report.findings, index)),
     )
+
+
+def _naming(fact: Fact, findings: tuple[Finding, ...], index: dict[tuple[str, int, str], Fact]
+            ) -> Iterator[tuple[Finding, str]]:
+    """The findings of any rule that name the fact: flagged on it, or with it as another side."""
+    for finding in findings:
+        if finding.fact_ids and index.get((finding.path, finding.line, finding.fact_ids[0])) is fact:
+            yield finding, "flagged"
+        elif any(index.get((r.path, r.line, r.fact_id)) is fact for r in finding.related if r.fact_id):
+            yield finding, "related"
+
+
+ACCEPT = ("accept it: `memory-autopsy baseline` records it (commit the file), or "
+          "`<!-- memory-autopsy: ignore {rule} -->` on the line above the flagged fact")
+
+
+def _finding_lines(finding: Finding, role: str) -> list[str]:
+    from memory_autopsy.rules import BY_ID
+
+    rule = BY_ID.get(finding.rule)
+    code = f" {rule.code}" if rule else ""
+    here = "flagged here" if role == "flagged" else f"flagged at {finding.path}:{finding.line}, this fact is its other side"
+    others = [f"{r.path}:{r.line}" for r in finding.related]
+    lines = [f"- **{finding.rule}**{code} ({finding.severity.value}; {here}): {finding.message}"]
+    if others:
+        lines.append(f"  - other side: {', '.join(others)}")
+    if rule:
+        lines.append(f"  - the rule: {rule.summary} (`memory-autopsy rules {finding.rule}`)")
+    fix = ("keep one copy and drop the other" if finding.rule in ("duplicate", "near_duplicate")
+           else "make the sides agree (edit or drop the one that is wrong)" if others
+           else "edit or drop the line as the message says")
+    lines.append(f"  - fix: {fix}; " + ACCEPT.format(rule=finding.rule))
+    return lines
 
 
 def _pairings(
@@ -166,6 +203,8 @@ def format_text(item: Explanation) -> str:
          f"({'active' if fact.active else 'history'})"),
     ]
     lines += [f"- the same id is also at {o.path}:{o.line}" for o in item.same_id]
+    lines += ["", f"## Findings ({len(item.findings)})", ""]
+    lines += [line for finding, role in item.findings for line in _finding_lines(finding, role)] or ["- nothing"]
     for title, links in (("Corroborated by", item.corroborated_by), ("Contradicted by", item.contradicted_by),
                          ("Superseded by", item.superseded_by), ("Supersedes", item.supersedes)):
         lines += ["", f"## {title} ({len(links)})", ""]
@@ -205,5 +244,9 @@ def as_dict(item: Explanation) -> dict[str, Any]:
         "contradicted_by": [_linked(link) for link in item.contradicted_by],
         "superseded_by": [_linked(link) for link in item.superseded_by],
         "supersedes": [_linked(link) for link in item.supersedes],
+        "findings": [{"rule": f.rule, "severity": f.severity.value, "side": role, "path": f.path, "line": f.line,
+                      "message": f.message, "related": [{"path": r.path, "line": r.line} for r in f.related],
+                      "fingerprint": f.fingerprint, "accept": ACCEPT.format(rule=f.rule)}
+                     for f, role in item.findings],
     }
     return payload
