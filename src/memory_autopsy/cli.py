@@ -53,12 +53,9 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
                         ".memory-autopsy-cache/) and embeddings")
     parser.add_argument("--jobs", "-j", type=int, metavar="N", help="processes a large store is read and "
                         "judged in (default: one per CPU, at most 4; 1: this process only)")
-    parser.add_argument("--select", action="append", metavar="RULE[,RULE]",
-                        help="report only these rules: names, codes or code prefixes (MA2, ALL)")
-    parser.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
-                        help="never report these rules (names, codes or code prefixes)")
-    parser.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
+    from memory_autopsy.commands import rule_flags
+
+    rule_flags(parser)
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print only the findings: no summary line, nothing when clean")
     parser.add_argument("--statistics", action="store_true",

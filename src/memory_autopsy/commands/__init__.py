@@ -89,6 +89,16 @@ def terminal_columns() -> int:
     return columns if columns > 0 else 80
 
 
+def rule_flags(parser: argparse.ArgumentParser) -> None:
+    """--select, --ignore and --exit-zero: every command that reports findings takes them."""
+    parser.add_argument("--select", action="append", metavar="RULE[,RULE]",
+                        help="report only these rules: names, codes or code prefixes (MA2, ALL)")
+    parser.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
+                        help="never report these rules (names, codes or code prefixes)")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
+
+
 LintOptions = Callable[[argparse.ArgumentParser], None]
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Parser]

@@ -9,6 +9,7 @@ import argparse
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
+from memory_autopsy.commands import rule_flags
 from memory_autopsy.commands.common import settings_from_args
 
 if TYPE_CHECKING:
@@ -58,12 +59,7 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                     help="in a pull request, report only findings touching its files (default)")
     ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
     ci.add_argument("--format", "--output-format", choices=("github", "text", "json"), default="github")
-    ci.add_argument("--select", action="append", metavar="RULE[,RULE]",
-                    help="report only these rules: names, codes or code prefixes (MA2, ALL)")
-    ci.add_argument("--ignore", action="append", metavar="RULE[,RULE]",
-                    help="never report these rules (names, codes or code prefixes)")
-    ci.add_argument("--exit-zero", action="store_true",
-                    help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
+    rule_flags(ci)
     ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
     ci.add_argument("--no-cache", action="store_true",
                     help="skip the caches: parse results (.memory-autopsy-cache/) and embeddings")
