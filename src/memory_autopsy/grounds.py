@@ -149,12 +149,7 @@ class Repository:
     @cached_property
     def _renamed(self) -> dict[str, str]:
         """Old path -> the path git last renamed it to."""
-        if self.history is None:
-            return {}
-        moves: dict[str, str] = {}
-        for old, new in self.history():
-            moves[old] = new
-        return moves
+        return {} if self.history is None else dict(self.history())  # oldest first: the last rename wins
 
     def moved(self, path: str) -> str | None:
         """The listed path git's rename detection followed `path` to, through every later rename

@@ -13,6 +13,8 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memory_autopsy.engine.run import Layer
     from memory_autopsy.grounds import Repository
     from memory_autopsy.ingest.cache import ParseCache
@@ -151,6 +153,7 @@ def repository_of(store: Store, settings: Settings,
 
     from memory_autopsy.gitrun import GitError, git, repo_root
     from memory_autopsy.grounds import Repository
+    from memory_autopsy.replay import LIST_FILES
 
     root = repo_root(os.path.dirname(os.path.abspath(files[0])) or ".")
     if root is None:
@@ -159,7 +162,7 @@ def repository_of(store: Store, settings: Settings,
         if listing is not None and os.path.realpath(listing[0]) == os.path.realpath(root):
             listed = listing[1]()  # the same question, asked of the same folder: asked once
         else:
-            listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+            listed = git(*LIST_FILES, cwd=root)
     except GitError:
         return None
     return Repository(str(root), frozenset(name for name in listed.split("\0") if name),
@@ -169,7 +172,7 @@ def repository_of(store: Store, settings: Settings,
 RENAME_HISTORY = 5000  # commits: git's rename detection reads each one's changes; older moves are rarely still named
 
 
-def renames(root: object) -> list[tuple[str, str]]:
+def renames(root: Path) -> list[tuple[str, str]]:
     """The renames git detects in the last RENAME_HISTORY commits of HEAD, (old, new) oldest
     first: one `git log`, run only when memory names a path the repository lacks."""
     from memory_autopsy.gitrun import GitError, git

@@ -82,8 +82,11 @@ SMALL_ANSWER = 1 << 12  # characters: a git answer longer than this is kept as i
 # `objects/`, `refs/`, a `config` naming a `core.fsmonitor` command) is never taken for a bare
 # repository, whose configuration git would obey (its commands run on the runner).
 GIT = ("git", "-c", "safe.bareRepository=explicit")
+# The work tree's listing: tracked files, and untracked ones not ignored. The scope and the
+# grounding layer ask it (once a run: the hook's one answer serves both).
+LIST_FILES = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
 GIT_COMMANDS = frozenset({
-    ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+    LIST_FILES,
     ("check-ignore", "-q", "."),
     ("ls-files", "-z", "--cached", "--", CACHE_DIR),
     ("rev-parse", "--show-toplevel"),

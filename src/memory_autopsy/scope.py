@@ -32,6 +32,7 @@ from memory_autopsy.ingest.dialects import (
     is_memory_file,
     never_memory,
 )
+from memory_autopsy.replay import LIST_FILES
 from memory_autopsy.selection import selected, unmatched
 from memory_autopsy.settings import Settings
 
@@ -242,7 +243,7 @@ def start_listing(root: Path) -> Listing | None:
     without running git again: the grounding layer reads the repository from it too."""
     if not in_work_tree(root):
         return None
-    return git_started("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+    return git_started(*LIST_FILES, cwd=root)
 
 
 def _git_listing(

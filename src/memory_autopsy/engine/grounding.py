@@ -62,12 +62,18 @@ _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three
 
 def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Iterator[Finding]:
     for fact in ctx.active:
-        if fact.path.startswith("<"):
-            continue
+        claim = fact.claim
+        if fact.path.startswith("<") or _GONE.search(claim):
+            continue  # removed, renamed, replaced: what such a claim names is not said to exist
         relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
-        yield from _paths(fact, repo, relative, exclude)
+        paths = ("/" in claim or "." in claim) and not _UNTRACKED.search(claim)
+        runs = any(runner in claim for runner in _RUNNERS)
+        written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
+        if paths:
+            yield from _paths(fact, repo, relative, written, exclude)
         yield from _versions(fact, repo)
-        yield from _commands(fact, repo, relative)
+        if runs:
+            yield from _commands(fact, repo, written)
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -116,15 +122,11 @@ def _as_path(text: str, coded: bool) -> str:
     return ""
 
 
-def _paths(fact: Fact, repo: Repository, relative: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
+def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
     """`relative`: the memory file's path in the repository; its folder is where a path it names
-    may be written from."""
+    may be written from. `written`: the claim as its lines write it (`_as_written`)."""
     claim = fact.claim
-    if "/" not in claim and "." not in claim:
-        return
-    if _GONE.search(claim) or _UNTRACKED.search(claim):
-        return
-    named = mentions(_as_written(fact, repo, relative))
+    named = mentions(written)
     near = relative.rpartition("/")[0]
     if not named:
         return
@@ -254,7 +256,7 @@ _OWN = lazyre.compile(r"^\W*(?:current|project|app|package|latest)?[ \t]*version
 
 def _versions(fact: Fact, repo: Repository) -> Iterator[Finding]:
     claim = fact.claim
-    if not any(ch.isdigit() for ch in claim) or fact.status in PENDING or _GONE.search(claim):
+    if not any(ch.isdigit() for ch in claim) or fact.status in PENDING:
         return
     own = _OWN.match(claim)
     if own and repo.own_versions:
@@ -331,11 +333,9 @@ BINARIES = {
 _COMMAND_LEAD = lazyre.compile(r"(?:^\W*|\b(?:run|use|with|via|then|and)\s+|[:;(,]\s*)$", re.I)
 
 
-def _commands(fact: Fact, repo: Repository, relative: str) -> Iterator[Finding]:
-    claim = fact.claim
-    if not any(runner in claim for runner in _RUNNERS) or _GONE.search(claim):
-        return
-    claim = _as_written(fact, repo, relative)  # "use `make` targets", "with `bun run` and": no command's argument
+def _commands(fact: Fact, repo: Repository, claim: str) -> Iterator[Finding]:
+    """`claim` as its lines write it: "use `make` targets", "with `bun run` and" give no
+    command an argument."""
     for match in _COMMAND.finditer(claim):
         tool, run, name = match.groups()
         if tool in ("make", "just") and not _COMMAND_LEAD.search(claim[: match.start()]):
