@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, SRC, run_cli, write
+from conftest import EXAMPLES, SRC, committed_repo, git, run_cli, write
 from memory_autopsy.api import lint
 from memory_autopsy.fixes import apply as apply_module
 from memory_autopsy.fixes.apply import apply_plan
@@ -66,11 +66,13 @@ def test_apply_then_undo_is_byte_exact(tmp_path: Path, name: str, shape: str) ->
         assert b"\r" not in changed
     [snapshot] = snapshots(str(target))
     assert Path(snapshot).read_bytes() == original
-    assert f"rewrote {name} (snapshot: {Path(snapshot).name})" in out
+    shown = os.path.relpath(snapshot, tmp_path)
+    assert shown == f".memory-autopsy-cache/snapshots/{Path(snapshot).name}"
+    assert f"rewrote {name} (snapshot: {shown})" in out
     rescan = json.loads(run_cli("scan", name, "--json", "--isolated", cwd=tmp_path).out)
     assert not {"contradicted_explicit", "contradicted_implicit", "stale", "duplicate"} & set(rescan["counts"])
     undo = run_cli("undo", name, cwd=tmp_path)
-    assert undo.code == 0 and undo.out == f"restored {name} from {Path(snapshot).name}\n"
+    assert undo.code == 0 and undo.out == f"restored {name} from {shown}\n"
     assert target.read_bytes() == original
     assert leftovers(tmp_path) == []
 
@@ -266,3 +268,35 @@ def test_plan_never_supersedes_a_primary_fact_on_an_unclassified_word(tmp_path: 
     report = lint([str(tmp_path / "s.jsonl")])
     assert [f.rule for f in report.findings] == ["contradicted_implicit"]
     assert plan(report) == []
+
+
+def test_apply_and_undo_leave_nothing_untracked_in_git(tmp_path: Path) -> None:
+    memory = (EXAMPLES / "memory.md").read_text(encoding="utf-8")
+    repo = committed_repo(tmp_path / "repo", {"memory-bank/progress.md": memory, "README.md": "# app\n"})
+    assert apply(repo, "memory-bank/progress.md")[0] == 0
+    assert git(repo, "status", "--porcelain") == " M memory-bank/progress.md\n"
+    [snapshot] = snapshots(str(repo / "memory-bank" / "progress.md"))
+    assert Path(snapshot).parent == repo / ".memory-autopsy-cache" / "snapshots" / "memory-bank"
+    assert run_cli("undo", "memory-bank/progress.md", cwd=repo).code == 0
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert (repo / "memory-bank" / "progress.md").read_text(encoding="utf-8") == memory
+
+
+def test_undo_still_restores_a_snapshot_written_beside_the_file(tmp_path: Path) -> None:
+    target = write(tmp_path / "m.md", "- a: uses c\n")
+    (tmp_path / "m.md.bak-20261017-090055-968964").write_bytes(b"- a: uses b\n")  # as 0.5.0 wrote it
+    result = run_cli("undo", "m.md", "--force", cwd=tmp_path)
+    assert result.code == 0 and result.out.endswith("restored m.md from m.md.bak-20261017-090055-968964\n")
+    assert target.read_bytes() == b"- a: uses b\n"
+
+
+def test_a_cache_folder_that_is_a_link_gets_no_snapshot_and_no_write(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    store = tmp_path / "store"
+    target = write(store / "memory.md", (EXAMPLES / "memory.md").read_text(encoding="utf-8"))
+    (store / ".memory-autopsy-cache").symlink_to(elsewhere)
+    before = target.read_bytes()
+    code, _, err = apply(store, "memory.md")
+    assert code != 0 and "could not write the snapshot" in err and "symbolic link" in err
+    assert target.read_bytes() == before and list(elsewhere.iterdir()) == []

@@ -179,7 +179,8 @@ def test_a_temp_file_another_run_is_writing_is_left_alone(tmp_path: Path) -> Non
 KILLER = """
 import os, signal, sys
 sys.path.insert(0, {src!r})
-os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
+replace = os.replace
+os.replace = lambda a, b, *args: os.kill(os.getpid(), signal.SIGKILL) if str(b).endswith("memory.md") else replace(a, b, *args)
 from memory_autopsy.cli import main
 sys.exit(main(["report", "memory.md", "--apply", "--yes-i-know", "--isolated"]))
 """
@@ -226,7 +227,7 @@ def test_undo_refuses_when_the_file_changed_since_the_apply(tmp_path: Path) -> N
     code, out, err = undo(tmp_path, "memory.md")
     assert code == 2 and out == "" and "edited after --apply wrote it" in err and "--force" in err
     assert target.read_bytes() == edited
-    assert not list(tmp_path.glob("memory.md.bak-undo-*"))
+    assert not list(tmp_path.glob("**/memory.md.bak-undo-*"))
 
 
 def test_forced_undo_keeps_the_later_edits_first(tmp_path: Path) -> None:
@@ -234,8 +235,8 @@ def test_forced_undo_keeps_the_later_edits_first(tmp_path: Path) -> None:
     edited = target.read_bytes() + b"- deploy: uses blue-green since 2026-09-01\n"
     target.write_bytes(edited)
     code, out, _ = undo(tmp_path, "memory.md", "--force")
-    [kept] = tmp_path.glob("memory.md.bak-undo-*")
-    assert code == 0 and f"kept the edited memory.md in {kept.name}" in out
+    [kept] = (tmp_path / ".memory-autopsy-cache" / "snapshots").glob("memory.md.bak-undo-*")
+    assert code == 0 and f"kept the edited memory.md in {kept.relative_to(tmp_path)}" in out
     assert target.read_bytes() == original and kept.read_bytes() == edited and mode(kept) == 0o600
     assert undo(tmp_path, "memory.md")[0] == 0 and target.read_bytes() == original  # still a no-op
 
@@ -260,12 +261,13 @@ def test_undo_of_a_deleted_file_needs_force(tmp_path: Path) -> None:
     assert target.read_bytes() == original and mode(target) == 0o644
 
 
-def test_undo_never_follows_a_symlink(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", [".", ".memory-autopsy-cache/snapshots"])
+def test_undo_never_follows_a_symlink(tmp_path: Path, folder: str) -> None:
     target, _ = applied(tmp_path)
     secret = tmp_path / "secret.txt"
     secret.write_text("token=hunter2\n", encoding="utf-8")
     written = target.read_bytes()
-    (tmp_path / "memory.md.bak-29991231-235959-999999").symlink_to(secret)  # a planted "newest snapshot"
+    (tmp_path / folder / "memory.md.bak-29991231-235959-999999").symlink_to(secret)  # a planted "newest snapshot"
     code, _, err = undo(tmp_path, "memory.md", "--force")
     assert code == 2 and "restore failed" in err
     assert target.read_bytes() == written and secret.read_text(encoding="utf-8") == "token=hunter2\n"

@@ -19,7 +19,7 @@ from memory_autopsy.fixes.atomic import FileChanged, Refused, atomic_write, chec
 from memory_autopsy.fixes.items import span
 from memory_autopsy.fixes.plan import Fix, fix_lines, plan
 from memory_autopsy.fixes.rewrite import Rewritten, rewrite
-from memory_autopsy.fixes.snapshot import record, take
+from memory_autopsy.fixes.snapshot import record, shown, take
 from memory_autopsy.fixes.tempfiles import clean_stale
 from memory_autopsy.ingest.loader import Source, load_sources
 from memory_autopsy.model import Fact, Report
@@ -164,8 +164,8 @@ def _print(outcomes: Sequence[Outcome], out: TextIO, err: TextIO) -> None:
         if outcome.refused:
             err.write(f"memory-autopsy: refused {outcome.path}: {outcome.refused}\n")
             if outcome.snapshot:
-                err.write(f"  (snapshot of the bytes that were read: {outcome.snapshot})\n")
-        elif outcome.applied:
-            out.write(f"rewrote {outcome.path} (snapshot: {outcome.snapshot})\n")
+                err.write(f"  (snapshot of the bytes that were read: {shown(outcome.snapshot)})\n")
+        elif outcome.applied and outcome.snapshot:
+            out.write(f"rewrote {outcome.path} (snapshot: {shown(outcome.snapshot)})\n")
     if written:
         out.write("undo with: memory-autopsy undo <file> (restores the newest snapshot)\n")
