@@ -60,6 +60,8 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
                         help="print only the findings: no summary line, nothing when clean")
     parser.add_argument("--statistics", action="store_true",
                         help="print per-rule counts instead of the findings (text format)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="text format: also print each finding's layer, confidence and entity")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour the text output (auto: only on a terminal, and never with NO_COLOR)")
     parser.add_argument("--no-grounding", action="store_true",

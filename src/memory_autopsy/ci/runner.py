@@ -63,7 +63,8 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     root = report_root(config_file)
     if args.sarif_file:
         _write_sarif(report, baseline, args, settings, root, err)
-    write_output(_render(shown.report, args.format, settings, changed, root, moved), None, out, commands=args.format == "github")
+    write_output(_render(shown.report, args.format, settings, changed, root, moved, getattr(args, "verbose", False)),
+                 None, out, commands=args.format == "github")
     command = update_command(args, baseline_file)
     _github_files(shown, changed, command, args.sarif_file, moved)
     return 0 if args.exit_zero else exit_code(shown.report, settings)
@@ -171,7 +172,7 @@ def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Names
 
 
 def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str] | None,
-            root: str, moved: Change | None) -> str:
+            root: str, moved: Change | None, verbose: bool = False) -> str:
     if fmt == "github":
         return code_scanning_view(report, fmt, settings, changed=changed, root=root)
     if fmt == "json":
@@ -180,10 +181,10 @@ def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str
         return json_format.format_report(report)
     from memory_autopsy.formatters import text
 
+    listing = text.format_report(report, verbose=verbose)
     if moved is None:
-        return text.format_report(report)
-    added = tuple(e.as_dict() for e in moved.added)
-    return text.format_report(report) + text.baseline_changed(describe(moved), added)
+        return listing
+    return listing + text.baseline_changed(describe(moved), tuple(e.as_dict() for e in moved.added))
 
 
 def update_command(args: argparse.Namespace, baseline_file: str | None) -> str:

@@ -59,6 +59,8 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                     help="in a pull request, report only findings touching its files (default)")
     ci.add_argument("--sarif-file", metavar="FILE", help="write SARIF for upload to FILE")
     ci.add_argument("--format", "--output-format", choices=("github", "text", "json"), default="github")
+    ci.add_argument("--verbose", "-v", action="store_true",
+                    help="text format: also print each finding's layer, confidence and entity")
     rule_flags(ci)
     ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
     ci.add_argument("--no-cache", action="store_true",

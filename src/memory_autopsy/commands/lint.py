@@ -34,12 +34,14 @@ MAX_SUPPRESSION_WARNINGS = 10
 
 
 class TextOptions(NamedTuple):
-    """How the text format is drawn: the hook's changed files lead, colour, quiet, statistics."""
+    """How the text format is drawn: the hook's changed files lead, colour, quiet, statistics,
+    and with `verbose` each finding's layer, confidence and entity."""
 
     changed: frozenset[str] | None = None
     color: bool = False
     quiet: bool = False
     statistics: bool = False
+    verbose: bool = False
 
 
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
@@ -92,7 +94,7 @@ def _stdin_sources(args: argparse.Namespace, paths: list[str]) -> tuple[Source, 
 
 def text_options(args: argparse.Namespace, out: TextIO, changed: frozenset[str] | None = None) -> TextOptions:
     return TextOptions(changed, use_color(args, out), getattr(args, "quiet", False),
-                       getattr(args, "statistics", False))
+                       getattr(args, "statistics", False), getattr(args, "verbose", False))
 
 
 def use_color(args: argparse.Namespace, out: TextIO) -> bool:
@@ -143,7 +145,7 @@ def render(report: Report, fmt: str, settings: Settings, options: TextOptions | 
 
     options = options or TextOptions()
     return text.format_report(report, changed=options.changed, color=options.color, quiet=options.quiet,
-                              statistics=options.statistics)
+                              statistics=options.statistics, verbose=options.verbose)
 
 
 def output_format(args: argparse.Namespace, default: str) -> str:

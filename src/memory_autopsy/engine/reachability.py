@@ -93,9 +93,10 @@ def escalate(found: Sequence[Finding], facts: Sequence[Fact], reach: Reach) -> l
             other = by_location.get(_key(finding.related[0]))
             if flagged and other and reach.of(flagged) == LOADED and reach.of(other) == UNREACHABLE:
                 severity = Severity.ERROR if finding.severity.rank >= Severity.WARNING.rank else finding.severity
+                named = f" at {other.where}" if other.where not in finding.message else ""
                 finding = finding._replace(severity=severity, message=(
-                    f"{finding.message}; the agent loads this claim and never the correction at "
-                    f"{other.where}, which is {_why_unreachable(other, reach)}"))
+                    f"{finding.message}; the agent loads this claim and never the correction{named}, "
+                    f"which is {_why_unreachable(other, reach)}"))
         out.append(finding)
     return out
 
@@ -203,5 +204,6 @@ def _broken_links(memory: MemoryFile, system: Mapping[str, Any], imports: Import
 
 
 def _broken(memory: MemoryFile, line: int, target: str, problem: str) -> Finding:
-    return plain_finding("broken_link", memory.path, line, "", f"{memory.path}:{line} {problem}",
+    problem = problem[0].upper() + problem[1:]  # the line's own location is printed before it
+    return plain_finding("broken_link", memory.path, line, "", problem,
                          ("link", PurePosixPath(memory.path).name, target))

@@ -81,11 +81,11 @@ def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) ->
     when = f"observed {older.observed_at} -> {newer.observed_at}"
     if verdict == "version" or is_versioned_slot(slot, ctx.vocabulary):
         return fact_finding(
-            "stale", older, f"slot {slot!r} superseded by a later observation ({shown}; {when})",
+            "stale", older, f"{_said(slot)} {shown[0]} here, superseded by {shown[1]} at {newer.where} ({when})",
             related=[newer], extra=_extra(newer, ""),
         )
     return fact_finding(
-        "contradicted_implicit", older, f"slot {slot!r} value conflict ({shown}; {when})",
+        "contradicted_implicit", older, f"{_said(slot)} {shown[0]} here, but {shown[1]} at {newer.where} ({when})",
         related=[newer], extra=_extra(newer),
     )
 
@@ -100,33 +100,41 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
         if verdict == "version":
             low, high = sorted((first, other), key=lambda f: version_key(f.value, ctx.vocabulary))
             if version_key(low.value, ctx.vocabulary) != version_key(high.value, ctx.vocabulary):
+                was, now = _values(ctx, low, high)
                 yield fact_finding(
-                    "stale", low, f"slot {slot!r} version bump ({_values(ctx, low, high)}; {why}; "
+                    "stale", low, f"{_said(slot)} {was} here, but {now} at {high.where} ({why}; "
                     "the lower version is flagged)", related=[high], layer="2c", extra=_extra(high, ""),
                 )
                 continue
         if first.fidelity is Fidelity.FULL and other.fidelity is Fidelity.FULL:
             yield fact_finding(
                 "contradicted_implicit", first,
-                f"slot-equality: {slot} {first.value!r} vs {other.value!r} ({why} — the two canonical "
-                "records disagree, neither is newer)",
+                f"{_said(slot)} {first.value!r} here, but {other.value!r} at {other.where} ({why} — "
+                "two canonical records disagree, neither is newer)",
                 related=[other], layer="2c", extra=_extra(other), symmetric=True,
             )
         else:
+            was, now = _values(ctx, first, other)
             yield fact_finding(
                 "likely_conflict", first,
-                f"prose-only: slot {slot!r} value conflict ({_values(ctx, first, other)}); {why}; "
-                f"composite confidence {ANCHOR_CUE:.2f} (verb-frame cue, nothing proves it)",
+                f"{_said(slot)} {was} here, perhaps {now} at {other.where} ({why}; read from prose "
+                "alone, so nothing proves it)",
                 related=[other], layer="2c", confidence=ANCHOR_CUE, symmetric=True, extra={"how": SLOT},
             )
 
 
-def _values(ctx: Context, a: Fact, b: Fact) -> str:
+def _values(ctx: Context, a: Fact, b: Fact) -> tuple[str, str]:
+    """The two values as a message shows them: their heads, or whole when the heads are one."""
     ha = value_shape(a.value, ctx.vocabulary).head or a.value
     hb = value_shape(b.value, ctx.vocabulary).head or b.value
     if ha == hb:
         ha, hb = quote(a.value, 40), quote(b.value, 40)
-    return f"{ha!r} -> {hb!r}"
+    return repr(ha), repr(hb)
+
+
+def _said(slot: str) -> str:
+    """A slot as a message names it: the verb of a verb-frame slot ("anchor:uses": uses)."""
+    return slot.removeprefix("anchor:")
 
 
 def _extra(survivor: Fact, how: str = SLOT) -> dict[str, object]:

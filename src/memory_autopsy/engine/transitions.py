@@ -331,10 +331,10 @@ def _spellings(ctx: Context, needed: set[str]) -> set[str]:
 def _finding(
     target: Fact, trigger: Fact, transition: Transition, anchor: str, others: Sequence[Fact] = (), how: str = "",
 ) -> Finding:
-    when = "newer" if observed_order(trigger, target) == 1 else "unordered"
+    when = "a newer fact" if observed_order(trigger, target) == 1 else "a fact of no known order"
     message = (
-        f"{when} fact has transition trigger {transition.trigger!r} on shared anchor {anchor!r}: "
-        f"{quote(trigger.claim)!r} ({trigger.where})"
+        f"stated here, but {when} at {trigger.where} retracts {anchor!r} ({transition.trigger!r}): "
+        f"{quote(trigger.claim)!r}"
     )
     extra: dict[str, object] = {"trigger": transition.trigger, "anchor": anchor, "survivor_date": trigger.observed_at}
     if how:

@@ -2,8 +2,11 @@
 
 Each line names both sides of a finding: when the message does not already name the other
 side, it follows as `(other side: path:line)`. Given the changed files (the hook), a finding
-whose flagged side is untouched leads with the side the author changed and names the flagged
-one. Colour is an option of the caller (the CLI decides from the TTY and NO_COLOR).
+whose flagged side is untouched leads with the side the author changed; its message is then
+said from there: the "here" that meant the flagged side names it (`at path:line`), and the
+printed location, where the message names it, becomes "here". A line reads as a sentence: the
+layer, the confidence and the entity are kept for `verbose` (and in JSON and SARIF).
+Colour is an option of the caller (the CLI decides from the TTY and NO_COLOR).
 """
 
 from __future__ import annotations
@@ -12,11 +15,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Finding, Location, Report
 from memory_autopsy.rules import BY_ID
 
 OTHER_SIDES_SHOWN = 3
+# The flagged side, as the rules' messages say it, or a quote opening memory text.
+_HERE_OR_QUOTE = lazyre.compile(r" here\b|(?:^|(?<=[\s(\[:,]))['\"]")
+_RANGE_END = lazyre.compile(r"-\d+")  # `path:12-14`: a copied block's lines
 _STYLE = {"error": "31;1", "warning": "33", "review": "35", "info": "36", "where": "1", "summary": "1"}
 
 
@@ -29,28 +36,83 @@ def code_of(rule: str) -> str:
     return spec.code if spec is not None else ""
 
 
-def finding_line(finding: Finding, *, changed: frozenset[str] | None = None, color: bool = False) -> str:
+def finding_line(finding: Finding, *, changed: frozenset[str] | None = None, color: bool = False,
+                 verbose: bool = False) -> str:
     """One finding on one line; memory text in it is shown, never sent raw to the terminal."""
-    lead, sides = _sides(finding, changed)
+    lead, message, sides = _sides(finding, changed)
     where = location_text(lead.path, lead.line, lead.obs) if lead.path else "memory-autopsy"
-    confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
-    entity = f" {finding.entity}" if finding.entity else ""
     marker = " [new]" if finding.baseline == "new" else ""
     code = code_of(finding.rule)
     head = f"{finding.rule} {code}" if code else finding.rule
-    tail = visible(f"L{finding.layer}{confidence}{entity} :: {finding.message}{sides}{marker}")
+    if verbose:
+        confidence = f" conf={finding.confidence:g}" if finding.rule in _HEDGED else ""
+        entity = f" {finding.entity}" if finding.entity else ""
+        tail = visible(f" L{finding.layer}{confidence}{entity} :: {message}{sides}{marker}")
+    else:
+        tail = visible(f": {message}{sides}{marker}")
     return (f"{paint(visible(where), 'where', color)}: {paint(finding.severity.value, finding.severity.value, color)}"
-            f" {head} {tail}")
+            f" {head}{tail}")
 
 
-def _sides(finding: Finding, changed: frozenset[str] | None) -> tuple[Location, str]:
-    """The location the line leads with, and the note naming the sides the message does not."""
+def _sides(finding: Finding, changed: frozenset[str] | None) -> tuple[Location, str, str]:
+    """The location the line leads with, the message said from there, and the note naming the
+    sides the message does not."""
     lead = _lead(finding, changed)
+    flagged = Location(finding.path, finding.line, obs=finding.obs)
     if lead is None:
-        return Location(finding.path, finding.line, obs=finding.obs), _other_sides(
-            finding.related, finding.message, " (other side: ")
-    rest = _other_sides([r for r in finding.related if r is not lead], finding.message, "; other side: ")
-    return lead, f" (flagged side: {_where(Location(finding.path, finding.line, obs=finding.obs))}{rest or ')'}"
+        return flagged, finding.message, _other_sides(finding.related, finding.message, " (other side: ")
+    message = said_from(finding.message, lead, flagged)
+    others = [r for r in finding.related if r is not lead]
+    if _mentions(message, flagged):
+        return lead, message, _other_sides(others, message, " (other side: ")
+    rest = _other_sides(others, message, "; other side: ")
+    return lead, message, f" (flagged side: {_where(flagged)}{rest or ')'}"
+
+
+def said_from(message: str, lead: Location, flagged: Location) -> str:
+    """The message of a finding flagged at `flagged`, said from `lead`: its "here" (the flagged
+    side, always before any quoted memory text) becomes `at <flagged>`, and where it names
+    `lead` ("done at <lead>", "copied from <lead>-14"), that becomes "here"."""
+    here = _unquoted_here(message)
+    edits = [] if here < 0 else [(here, here + len(" here"), f" at {_where(flagged)}")]
+    at = _named(message, lead)
+    if at >= 0:
+        end = at + len(_where(lead))
+        span = _RANGE_END.match(message, end)
+        end = span.end() if span else end
+        after_at = message.endswith(" at ", 0, at) or message[:at] == "at "
+        edits.append((at - 3 if after_at else at, end, "here"))
+    for begin, end, text in sorted(edits, reverse=True):
+        message = message[:begin] + text + message[end:]
+    return message
+
+
+def _unquoted_here(message: str) -> int:
+    """Where the message's own " here" is: the first outside the memory text it quotes (as
+    `repr` quotes it: 'x', or "x" when x holds an apostrophe); -1 when it has none."""
+    at = 0
+    while True:
+        found = _HERE_OR_QUOTE.search(message, at)
+        if found is None:
+            return -1
+        if found.group() == " here":
+            return found.start()
+        mark = found.group()[-1]
+        close = _closing(message, found.end(), mark)
+        if close < 0:
+            return -1
+        at = close + 1
+
+
+def _closing(message: str, start: int, mark: str) -> int:
+    """The quote that ends a quoted span opened before `start`: `mark` not escaped and not
+    followed by a letter or digit (an apostrophe inside a word is the span's text)."""
+    at = message.find(mark, start)
+    while at >= 0:
+        if message[at - 1] != "\\" and (at + 1 == len(message) or not message[at + 1].isalnum()):
+            return at
+        at = message.find(mark, at + 1)
+    return -1
 
 
 def _lead(finding: Finding, changed: frozenset[str] | None) -> Location | None:
@@ -73,17 +135,21 @@ def _other_sides(others: Sequence[Location], message: str, opening: str) -> str:
 
 
 def _mentions(message: str, side: Location) -> bool:
-    """Whether the message names `path:line` (and not a longer line number that begins so).
-    Searched for as text: a pattern made per finding was compiled per finding (re's cache
-    holds 512): half the time of a hook printing 20,000 findings."""
+    return _named(message, side) >= 0
+
+
+def _named(message: str, side: Location) -> int:
+    """Where the message names `path:line` (and not a longer line number that begins so); -1
+    when it does not. Searched for as text: a pattern made per finding was compiled per finding
+    (re's cache holds 512): half the time of a hook printing 20,000 findings."""
     needle = f"{side.path}:{side.line}"
     at = message.find(needle)
     while at != -1:
         after = at + len(needle)
         if after == len(message) or not message[after].isdecimal():  # `\d` is a decimal digit
-            return True
+            return at
         at = message.find(needle, at + 1)
-    return False
+    return -1
 
 
 def _where(location: Location) -> str:
@@ -124,7 +190,7 @@ def summary(report: Report) -> str:
 
 
 def format_report(report: Report, *, changed: frozenset[str] | None = None, color: bool = False,
-                  quiet: bool = False, statistics: bool = False) -> str:
+                  quiet: bool = False, statistics: bool = False, verbose: bool = False) -> str:
     """The finding lines (or, with `statistics`, the per-rule counts) and the summary line;
     `quiet` leaves out the summary, so a clean run prints nothing."""
     if statistics:
@@ -133,7 +199,7 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None, colo
         findings = report.findings
         if changed is not None:  # sorted by the location each line leads with
             findings = tuple(sorted(findings, key=lambda f: _lead_key(f, changed)))
-        lines = [finding_line(f, changed=changed, color=color) for f in findings]
+        lines = [finding_line(f, changed=changed, color=color, verbose=verbose) for f in findings]
     if not quiet:
         lines.append(paint(summary(report), "summary", color))
     return "".join(line + "\n" for line in lines)
