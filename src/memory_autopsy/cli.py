@@ -36,6 +36,8 @@ LEVELS = ("info", "review", "warning", "error", "never")
 
 
 def _lint_options(parser: argparse.ArgumentParser) -> None:
+    from memory_autopsy.commands import baseline_flags, rule_flags
+
     parser.add_argument("paths", nargs="*", metavar="PATH", help="memory files or folders")
     parser.add_argument("--format", "--output-format", choices=FORMATS, default=None, help="output format (default text)")
     parser.add_argument("--json", action="store_true", help="same as --format json")
@@ -46,15 +48,13 @@ def _lint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-age-days", type=int, metavar="N", help="turn on `aged` for facts older than N days")
     parser.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up)")
     parser.add_argument("--isolated", action="store_true", help="ignore any rule file")
-    parser.add_argument("--baseline", metavar="FILE", help="report and fail only on findings not in FILE")
+    baseline_flags(parser)
     parser.add_argument("--include-baselined", action="store_true", help="also output baselined findings")
     parser.add_argument("--changed-since", metavar="REF", help="report only findings touching files changed since REF")
     parser.add_argument("--no-cache", action="store_true", help="skip the caches: parse results and the hook's run records (hook, ci: "
                         ".memory-autopsy-cache/) and embeddings")
     parser.add_argument("--jobs", "-j", type=int, metavar="N", help="processes a large store is read and "
                         "judged in (default: one per CPU, at most 4; 1: this process only)")
-    from memory_autopsy.commands import rule_flags
-
     rule_flags(parser)
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print only the findings: no summary line, nothing when clean")

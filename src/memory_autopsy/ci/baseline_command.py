@@ -16,7 +16,7 @@ from memory_autopsy.ci.baseline import (
     read_text,
     update,
 )
-from memory_autopsy.ci.filters import confined, rule_folder
+from memory_autopsy.ci.filters import baseline_file, confined, rule_folder
 from memory_autopsy.commands.common import write_output
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report
@@ -39,7 +39,7 @@ def _lint(args: argparse.Namespace, settings: Settings) -> Report:
 
 
 def update_baseline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    path = confined(args.baseline or settings.baseline or DEFAULT_PATH, rule_folder(args))
+    path = confined(baseline_file(args, settings) or DEFAULT_PATH, rule_folder(args))
     exists = os.path.exists(path)  # a FIFO or folder is refused by `load`, never replaced
     if args.prune_only and not exists:
         raise UsageError(f"{path}: no baseline to prune")

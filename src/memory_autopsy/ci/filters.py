@@ -23,22 +23,56 @@ from memory_autopsy.model import Finding, Report
 from memory_autopsy.replay import CACHE_DIR
 from memory_autopsy.settings import Settings
 
+PRUNE = "--prune-only"  # the `baseline` flag that only drops entries no longer found
+
 
 class Filtered(NamedTuple):
     report: Report
     baselined: int = 0
 
 
-def resolve_baseline(explicit: str | None, settings: Settings, *, use_default: bool = False,
+def baseline_file(args: argparse.Namespace, settings: Settings) -> str | None:
+    """The baseline file this run reads, and the one `baseline` writes: --baseline FILE, else the
+    rule file's `baseline`, else .memory-autopsy-baseline.json; None with --no-baseline. Every
+    command asks here, so `baseline` then `scan`, the hook or `ci` accept the same findings."""
+    if getattr(args, "no_baseline", False):
+        return None
+    return getattr(args, "baseline", None) or settings.baseline or DEFAULT_PATH
+
+
+def resolve_baseline(args: argparse.Namespace, settings: Settings,
                      root: Path | None = None) -> tuple[str | None, Baseline | None]:
-    """The baseline in force: a named file must exist; a configured or default one may not yet.
-    Either must lie in the repository (`root`: the rule file's folder, see `confined`)."""
-    if explicit:
-        return explicit, load(confined(explicit, root))
-    path = settings.baseline or (DEFAULT_PATH if use_default else None)
-    if path and os.path.isfile(confined(path, root)):
+    """The baseline in force (`baseline_file`) and its entries: a file named with --baseline must
+    exist; a configured or default one may not yet (no baseline then). It must lie in the
+    repository (`root`: the rule file's folder, looked up when not given; see `confined`)."""
+    path = baseline_file(args, settings)
+    if path is None:
+        return None, None
+    if root is None and path != DEFAULT_PATH:  # the default sits in the working directory
+        root = rule_folder(args)
+    if getattr(args, "baseline", None):
+        return path, load(confined(path, root))
+    if os.path.isfile(confined(path, root)):
         return path, load(path)
     return path, None
+
+
+def baseline_command(args: argparse.Namespace, settings: Settings, *flags: str) -> str:
+    """The `memory-autopsy baseline` command that updates the baseline this run read, over what
+    it linted: its context (the hook's --context; its PATHs are the commit's files), else its
+    PATHs, else the scope; its rule file; its baseline file when not the default."""
+    import shlex
+
+    paths = (args.context or []) if hasattr(args, "context") else (getattr(args, "paths", None) or [])
+    words = ["memory-autopsy", "baseline", *flags, *(p for p in paths if p != "-")]
+    if getattr(args, "config", None):
+        words += ["--config", args.config]
+    if getattr(args, "isolated", False):
+        words.append("--isolated")
+    path = baseline_file(args, settings)
+    if path and path != DEFAULT_PATH:
+        words += ["--baseline", path]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def confined(path: str, root: str | os.PathLike[str] | None = None) -> str:
@@ -98,15 +132,15 @@ def filter_report(
 
 
 def apply_filters(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
-    """`scan --baseline FILE` / `--changed-since REF` (and a baseline named in the rule file)."""
-    explicit = getattr(args, "baseline", None)
-    root = rule_folder(args) if explicit or settings.baseline else None  # no baseline: no lookup
-    _, baseline = resolve_baseline(explicit, settings, root=root)
+    """The baseline in force (`resolve_baseline`) and `--changed-since REF`, for scan and report."""
+    _, baseline = resolve_baseline(args, settings)
     changed = None
     if getattr(args, "changed_since", None):
         from memory_autopsy.ci.changed import changed_since
 
         changed = changed_since(args.changed_since)
+    if baseline is None and changed is None:
+        return report
     filtered = filter_report(report, baseline, changed,
                              include_baselined=getattr(args, "include_baselined", False))
     return filtered.report

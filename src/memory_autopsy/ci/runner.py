@@ -16,14 +16,20 @@ import argparse
 import json
 import os
 import secrets
-import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
 from memory_autopsy.ci import changed as git_changes
 from memory_autopsy.ci.baseline import Baseline, Change, change, loads
-from memory_autopsy.ci.filters import Filtered, filter_report, resolve_baseline, with_cache
+from memory_autopsy.ci.filters import (
+    PRUNE,
+    Filtered,
+    baseline_command,
+    filter_report,
+    resolve_baseline,
+    with_cache,
+)
 from memory_autopsy.commands.common import (
     exit_code,
     rule_filter,
@@ -52,7 +58,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("memory-autopsy: warning: no memory files in scope (check include/exclude)\n")
     changed, base = resolve_changed(args, err)
     report = select_rules(lint(context, with_cache(settings, args, scope)), args)  # no focus: the SARIF covers the scope
-    baseline_file, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=scope)
+    baseline_file, baseline = resolve_baseline(args, settings, root=scope)
     if changed is not None:
         changed = git_changes.as_reported(changed, report.paths)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
@@ -63,9 +69,10 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     root = report_root(config_file)
     if args.sarif_file:
         _write_sarif(report, baseline, args, settings, root, err)
-    write_output(_render(shown.report, args.format, settings, changed, root, moved, getattr(args, "verbose", False)),
-                 None, out, commands=args.format == "github")
-    command = update_command(args, baseline_file)
+    prune = baseline_command(args, settings, PRUNE) if shown.report.fixed else ""
+    rendered = _render(shown.report, args.format, settings, changed, root, moved, prune, getattr(args, "verbose", False))
+    write_output(rendered, None, out, commands=args.format == "github")
+    command = baseline_command(args, settings)
     _github_files(shown, changed, command, args.sarif_file, moved)
     return 0 if args.exit_zero else exit_code(shown.report, settings)
 
@@ -146,8 +153,10 @@ def report_root(config_file: Path | None) -> str:
 
 
 def code_scanning_view(report: Report, fmt: str, settings: Settings, *,
-                       changed: frozenset[str] | None = None, root: str | None = None) -> str:
-    """`sarif` or `github` output with repository-relative paths (`scan` and `ci` alike)."""
+                       changed: frozenset[str] | None = None, root: str | None = None,
+                       prune: str = "") -> str:
+    """`sarif` or `github` output with repository-relative paths (`scan` and `ci` alike);
+    `prune`: the command the github listing names for baselined findings gone."""
     if root is None:
         root = report_root(locate(None))
     if fmt == "sarif":
@@ -156,7 +165,7 @@ def code_scanning_view(report: Report, fmt: str, settings: Settings, *,
         return sarif.format_report(report, root=root, settings=settings)
     from memory_autopsy.formatters import github
 
-    return github.format_report(report, changed=changed, root=root)
+    return github.format_report(report, changed=changed, root=root, prune=prune)
 
 
 def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Namespace,
@@ -172,28 +181,19 @@ def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Names
 
 
 def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str] | None,
-            root: str, moved: Change | None, verbose: bool = False) -> str:
+            root: str, moved: Change | None, prune: str, verbose: bool = False) -> str:
     if fmt == "github":
-        return code_scanning_view(report, fmt, settings, changed=changed, root=root)
+        return code_scanning_view(report, fmt, settings, changed=changed, root=root, prune=prune)
     if fmt == "json":
         from memory_autopsy.formatters import json_format
 
         return json_format.format_report(report)
     from memory_autopsy.formatters import text
 
-    listing = text.format_report(report, verbose=verbose)
+    listing = text.format_report(report, verbose=verbose, prune=prune)
     if moved is None:
         return listing
     return listing + text.baseline_changed(describe(moved), tuple(e.as_dict() for e in moved.added))
-
-
-def update_command(args: argparse.Namespace, baseline_file: str | None) -> str:
-    words = ["memory-autopsy", "baseline", *args.paths]
-    if args.config:
-        words += ["--config", args.config]
-    if baseline_file and baseline_file != ".memory-autopsy-baseline.json":
-        words += ["--baseline", baseline_file]
-    return " ".join(shlex.quote(w) for w in words)
 
 
 def _github_files(shown: Filtered, changed: frozenset[str] | None, command: str,

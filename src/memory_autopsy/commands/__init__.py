@@ -99,6 +99,17 @@ def rule_flags(parser: argparse.ArgumentParser) -> None:
                         help="exit 0 even with findings (usage and internal errors still exit 2 and 3)")
 
 
+def baseline_flags(parser: argparse.ArgumentParser) -> None:
+    """--baseline FILE and --no-baseline: every command that lints reads the baseline the same
+    way (`ci.filters.baseline_file`), so each takes the same two flags."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--baseline", metavar="FILE",
+                       help="report and fail only on findings not in FILE (default: the rule file's "
+                       "`baseline`, else .memory-autopsy-baseline.json when it exists)")
+    group.add_argument("--no-baseline", action="store_true",
+                       help="read no baseline: report and fail on every finding")
+
+
 LintOptions = Callable[[argparse.ArgumentParser], None]
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Parser]

@@ -9,7 +9,7 @@ import argparse
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from memory_autopsy.commands import rule_flags
+from memory_autopsy.commands import baseline_flags, rule_flags
 from memory_autopsy.commands.common import settings_from_args
 
 if TYPE_CHECKING:
@@ -47,8 +47,7 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
                         description="Lint the configured scope (or PATHs); report findings that "
                         "touch the pull request's files (or --changed-since REF).")
     ci.add_argument("paths", nargs="*", metavar="PATH", help="context (default: configured scope)")
-    ci.add_argument("--baseline", metavar="FILE", help="baseline (default: rule file's, else "
-                    ".memory-autopsy-baseline.json when it exists)")
+    baseline_flags(ci)
     ci.add_argument("--include-baselined", action="store_true",
                     help="also report and upload baselined findings")
     ci.add_argument("--fail-on", choices=("info", "review", "warning", "error", "never"),
@@ -122,7 +121,7 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if cached.parse_cache is None:
         _may_replay(args, None, root)  # no cache, or one git tracks: no record either
     report = lint(context, replace(cached, focus=changed), listing=None if listing is None else (str(root), listing))
-    _, baseline = resolve_baseline(args.baseline, settings, use_default=True, root=root)
+    _, baseline = resolve_baseline(args, settings, root=root)
     shown = filter_report(report, baseline, changed, include_baselined=args.include_baselined)
     code = emit(args, shown.report, settings, fmt, out, err, changed=changed)
     if code == 1 and fmt == "text" and not args.quiet:

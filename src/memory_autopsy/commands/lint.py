@@ -42,6 +42,7 @@ class TextOptions(NamedTuple):
     quiet: bool = False
     statistics: bool = False
     verbose: bool = False
+    prune: str = ""  # the command that drops baselined findings gone (text.gone_lines)
 
 
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
@@ -92,9 +93,10 @@ def _stdin_sources(args: argparse.Namespace, paths: list[str]) -> tuple[Source, 
     return (Source(display_path(name) if name else STDIN, data),)
 
 
-def text_options(args: argparse.Namespace, out: TextIO, changed: frozenset[str] | None = None) -> TextOptions:
+def text_options(args: argparse.Namespace, out: TextIO, changed: frozenset[str] | None = None,
+                 prune: str = "") -> TextOptions:
     return TextOptions(changed, use_color(args, out), getattr(args, "quiet", False),
-                       getattr(args, "statistics", False), getattr(args, "verbose", False))
+                       getattr(args, "statistics", False), getattr(args, "verbose", False), prune)
 
 
 def use_color(args: argparse.Namespace, out: TextIO) -> bool:
@@ -133,19 +135,19 @@ def render(report: Report, fmt: str, settings: Settings, options: TextOptions | 
         from memory_autopsy.formatters import json_format
 
         return json_format.format_report(report)
+    options = options or TextOptions()
     if fmt == "markdown":
         from memory_autopsy.formatters import markdown
 
-        return markdown.format_report(report)
+        return markdown.format_report(report, prune=options.prune)
     if fmt in ("sarif", "github"):  # repository-relative paths, rule-file levels: as `ci` does
         from memory_autopsy.ci.runner import code_scanning_view
 
-        return code_scanning_view(report, fmt, settings)
+        return code_scanning_view(report, fmt, settings, prune=options.prune)
     from memory_autopsy.formatters import text
 
-    options = options or TextOptions()
     return text.format_report(report, changed=options.changed, color=options.color, quiet=options.quiet,
-                              statistics=options.statistics, verbose=options.verbose)
+                              statistics=options.statistics, verbose=options.verbose, prune=options.prune)
 
 
 def output_format(args: argparse.Namespace, default: str) -> str:
@@ -172,7 +174,12 @@ def emit(args: argparse.Namespace, report: Report, settings: Settings, fmt: str,
 
         write_output(json_format.iter_report(report), args.output, out)
     else:
-        text = render(report, fmt, settings, text_options(args, out, changed))
+        prune = ""
+        if report.fixed:  # the baseline was read (ci.filters): name the command that drops them
+            from memory_autopsy.ci.filters import PRUNE, baseline_command
+
+            prune = baseline_command(args, settings, PRUNE)
+        text = render(report, fmt, settings, text_options(args, out, changed, prune))
         write_output(text, args.output, out, commands=fmt == "github")
         if fmt == "sarif":
             from memory_autopsy.formatters.sarif import truncation_note
@@ -184,12 +191,10 @@ def emit(args: argparse.Namespace, report: Report, settings: Settings, fmt: str,
 
 
 def _post_process(args: argparse.Namespace, report: Report, settings: Settings) -> Report:
-    """Changed-files and baseline filters (the CI layer) when asked for."""
-    if getattr(args, "changed_since", None) or getattr(args, "baseline", None) or settings.baseline:
-        from memory_autopsy.ci.filters import apply_filters
+    """The baseline in force, as the hook and `ci` read it, and --changed-since (the CI layer)."""
+    from memory_autopsy.ci.filters import apply_filters
 
-        return apply_filters(args, report, settings)
-    return report
+    return apply_filters(args, report, settings)
 
 
 def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

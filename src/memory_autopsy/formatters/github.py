@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Sequence
 
 from memory_autopsy.formatters.locations import Roots, named_at
-from memory_autopsy.formatters.text import finding_line, summary
+from memory_autopsy.formatters.text import finding_line, gone_lines, summary
 from memory_autopsy.formatters.visible import scrub, visible
 from memory_autopsy.model import Finding, Report, Severity
 
@@ -89,15 +89,16 @@ def fenced(lines: Sequence[str], token: str) -> list[str]:
 
 
 def format_report(report: Report, *, changed: frozenset[str] | None = None,
-                  root: str | None = None, token: str | None = None) -> str:
-    """Annotations within the per-level cap, then the fenced listing; `root`: see `locations`."""
+                  root: str | None = None, token: str | None = None, prune: str = "") -> str:
+    """Annotations within the per-level cap, then the fenced listing (as the text format's,
+    `prune` naming the command there); `root`: see `locations`."""
     chosen, left_out = select(report.findings, changed)
     roots = Roots(root)
     lines = [annotation(f, roots) for f in chosen]
     if left_out:
         lines.append(f"::notice title=memory-autopsy::{left_out} more finding(s) not annotated "
                      "(GitHub shows 10 per level); all are listed in the log and the job summary")
-    listing = [finding_line(f) for f in report.findings] + [summary(report)]
+    listing = [finding_line(f) for f in report.findings] + gone_lines(report.fixed, prune) + [summary(report)]
     lines.append("::group::memory-autopsy findings")
     lines += fenced(listing, token or secrets.token_hex(16))
     lines.append("::endgroup::")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from memory_autopsy.fixes.plan import fix_lines, plan
+from memory_autopsy.formatters.text import gone_lines
 from memory_autopsy.formatters.visible import visible
 from memory_autopsy.model import Fact, Report
 from memory_autopsy.rules import BY_ID
@@ -21,7 +22,7 @@ def _side(label: str, fact: Fact | None) -> str:
     return f"  - {label}: \"{_cell(fact.claim)}\"{when}"
 
 
-def format_report(report: Report, *, applied: bool = False) -> str:
+def format_report(report: Report, *, applied: bool = False, prune: str = "") -> str:
     counts = Counter(f.rule for f in report.findings)
     at = {(f.path, f.line): f for f in report.facts}
     by_id = {f.id: f for f in report.facts}
@@ -44,6 +45,9 @@ def format_report(report: Report, *, applied: bool = False) -> str:
         if flagged is not None and finding.related:
             lines.append(_side("flagged", flagged))
             lines.append(_side("survivor", by_id.get(finding.related[0].fact_id)))
+    if report.fixed:  # named, with the command that drops them (text.gone_lines)
+        head, *entries = gone_lines(report.fixed, prune)
+        lines += ["", "## Baselined findings gone", "", _cell(head), "", *(_cell(e.strip()) for e in entries)]
     fixes = plan(report)
     title = "## Fix plan (applied)" if applied else (
         "## Fix plan (dry-run — pass --apply --yes-i-know to execute)"

@@ -189,10 +189,32 @@ def summary(report: Report) -> str:
     return " | ".join(parts)
 
 
+PRUNE_COMMAND = "memory-autopsy baseline --prune-only"
+
+
+def gone_lines(fixed: Sequence[Mapping[str, Any]], prune: str = "") -> list[str]:
+    """Baselined findings no longer found, each named as its baseline entry names it (rule,
+    path, entity, copies, fingerprint, message: entries keep no line numbers), after the command
+    that drops them (`prune`, else the bare one). A count alone says neither which findings
+    went nor what to do about it. The entries are the baseline's text: shown, never sent raw."""
+    if not fixed:
+        return []
+    lines = [f"{plural(len(fixed), 'baselined finding')} gone (no longer found): "
+             f"`{prune or PRUNE_COMMAND}` drops {'it' if len(fixed) == 1 else 'them'} from the baseline"]
+    for entry in fixed:
+        count = f" x{entry['count']}" if entry.get("count", 1) != 1 else ""
+        entity = f" {entry['entity']}" if entry.get("entity") else ""
+        lines.append(f"  - {entry['rule']} {entry['path']}{entity}{count} [{entry['fingerprint']}] "
+                     f":: {entry['message']}")
+    return [visible(line) for line in lines]
+
+
 def format_report(report: Report, *, changed: frozenset[str] | None = None, color: bool = False,
-                  quiet: bool = False, statistics: bool = False, verbose: bool = False) -> str:
-    """The finding lines (or, with `statistics`, the per-rule counts) and the summary line;
-    `quiet` leaves out the summary, so a clean run prints nothing."""
+                  quiet: bool = False, statistics: bool = False, verbose: bool = False,
+                  prune: str = "") -> str:
+    """The finding lines (or, with `statistics`, the per-rule counts), the baselined findings
+    gone (see `gone_lines`) and the summary line; `quiet` leaves out the last two, so a clean
+    run prints nothing."""
     if statistics:
         lines = statistics_table(report)
     else:
@@ -201,6 +223,7 @@ def format_report(report: Report, *, changed: frozenset[str] | None = None, colo
             findings = tuple(sorted(findings, key=lambda f: _lead_key(f, changed)))
         lines = [finding_line(f, changed=changed, color=color, verbose=verbose) for f in findings]
     if not quiet:
+        lines += gone_lines(report.fixed, prune)
         lines.append(paint(summary(report), "summary", color))
     return "".join(line + "\n" for line in lines)
 
