@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from memory_autopsy import agent_tools
+from memory_autopsy import agent_tools, install_hint
 from memory_autopsy.agent_tools import ToolRefused
 from memory_autopsy.ingest.confined import Roots
 
@@ -201,4 +201,4 @@ def test_without_the_mcp_extra_one_line_says_what_to_install(tmp_path, start):
     assert done.stdout == ""
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    assert "pip install 'memory-autopsy[mcp]'" in done.stderr
+    assert install_hint("mcp") in done.stderr and "memory-autopsy[mcp] @ git+https://" in done.stderr

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from conftest import ROOT, SRC
+from memory_autopsy import install_hint
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,7 +35,7 @@ def test_embed_engine_without_its_extra_degrades_with_the_install_command() -> N
                           timeout=60)
     assert done.returncode in (0, 1), done.stderr
     (degraded,) = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "degraded"]
-    assert "pip install 'memory-autopsy[embed]'" in degraded["message"]
+    assert install_hint("embed") in degraded["message"]
 
 
 def test_the_package_data_ships_the_example_rule_file_and_the_vocabulary() -> None:

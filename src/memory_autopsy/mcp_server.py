@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
-from memory_autopsy import __version__, agent_tools
+from memory_autopsy import __version__, agent_tools, install_hint
 from memory_autopsy.agent_tools import Tool, ToolRefused
 from memory_autopsy.ingest.confined import Roots
 
@@ -27,7 +27,7 @@ INSTRUCTIONS = (
     "why a fact is contested, and memory_as_of(date, store) for what was true on a date. "
     "Read-only: no tool writes a store."
 )
-INSTALL_HINT = "pip install 'memory-autopsy[mcp]'"
+INSTALL_HINT = install_hint("mcp")
 T = TypeVar("T")
 ToolTable = dict[Tool, tuple[Callable[..., Any], str]]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from memory_autopsy import install_hint
 from memory_autopsy.embed.protocol import EmbedError
 from memory_autopsy.embed.transport import Answer, Limits, post
 from memory_autopsy.errors import ConfigError
@@ -181,7 +182,7 @@ class HttpEmbedder:
             import httpx  # noqa: F401 (only to say what to install)
         except ImportError:
             raise EmbedError(
-                "httpx is not installed (pip install 'memory-autopsy[embed]')"
+                f"httpx is not installed ({install_hint('embed')})"
             ) from None
         headers = {"Content-Type": "application/json"}
         if self._key:

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memory_autopsy import install_hint
 from memory_autopsy.embed.protocol import EmbedError
 from memory_autopsy.ingest.cache import write_atomic
 
 CONFIG = "l2_supercat"
 DIM = 256
-EXTRA = "pip install 'memory-autopsy[semantic]'"
+EXTRA = install_hint("semantic")
 
 
 class StaticEmbedder:
