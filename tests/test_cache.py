@@ -568,24 +568,24 @@ def test_an_entry_is_written_through_a_new_file_never_an_existing_one(tmp_path: 
     import stat
     import types
 
-    from memory_autopsy.ingest import cache
+    from memory_autopsy import cachedir
 
-    monkeypatch.setattr(cache, "time", types.SimpleNamespace(monotonic_ns=lambda: 7, time=cache.time.time))
-    monkeypatch.setattr(cache, "_NAMES", iter([0, 0, 1, 2]))
+    monkeypatch.setattr(cachedir, "time", types.SimpleNamespace(monotonic_ns=lambda: 7, time=cachedir.time.time))
+    monkeypatch.setattr(cachedir, "_NAMES", iter([0, 0, 1, 2]))
     left = tmp_path / f".entry.{os.getpid()}.7.0.tmp"
     left.write_text("left by a killed run", encoding="utf-8")
     (tmp_path / f".entry.{os.getpid()}.7.1.tmp").symlink_to(tmp_path / "elsewhere")
-    fd, name = cache._new_file(str(tmp_path))
+    fd, name = cachedir._new_file(str(tmp_path))
     os.close(fd)
     assert name == str(tmp_path / f".entry.{os.getpid()}.7.2.tmp")
     assert stat.S_IMODE(os.stat(name).st_mode) == 0o600
     assert left.read_text(encoding="utf-8") == "left by a killed run" and not (tmp_path / "elsewhere").exists()
-    monkeypatch.setattr(cache, "_NAMES", iter([0] * 100))
-    assert not cache.write_atomic(tmp_path / "entry.json", lambda handle: handle.write("{}"))  # no new name
+    monkeypatch.setattr(cachedir, "_NAMES", iter([0] * 100))
+    assert not cachedir.write_atomic(tmp_path / "entry.json", lambda handle: handle.write("{}"))  # no new name
 
 
 def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path) -> None:
-    from memory_autopsy.ingest.cache import write_atomic
+    from memory_autopsy.cachedir import write_atomic
 
     def broken(handle: object) -> None:
         raise ValueError("cannot encode")

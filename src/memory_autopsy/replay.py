@@ -44,7 +44,8 @@ reported, saw an input change while it ran, printed more than OUTPUT characters,
 standard input, `--output`, `--no-cache` or the embedding engine, is not recorded.
 
 This module is imported before anything else on the hook's path: it uses os, sys, marshal,
-stat, time and zlib only (hashlib and subprocess when a repository's record is checked).
+stat, time and zlib only (hashlib and subprocess when a repository's record is checked), and
+cachedir (the cache folder's names and its writes), which imports no more than these.
 """
 
 from __future__ import annotations
@@ -57,14 +58,13 @@ import time
 import zlib
 
 from memory_autopsy import __version__
+from memory_autopsy.cachedir import CACHE_DIR, RUNS, ignore_itself, write_atomic
 
 TYPE_CHECKING = False  # not typing's (4 ms with `re`): this module is the hook's whole second run
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-CACHE_DIR = ".memory-autopsy-cache"
-RUNS = "runs"
 FORMAT = 2  # 2: compressed
 KEEP = 16
 CANDIDATES = 4  # records of one key tried, newest first
@@ -625,8 +625,6 @@ def _write(path: str, data: bytes) -> bool:
     """The record written as the parse cache writes its entries (a new file beside it, then
     `os.replace`), the cache folder's `.gitignore` made if it is not there, the oldest pruned."""
     from pathlib import Path
-
-    from memory_autopsy.ingest.cache import ignore_itself, write_atomic
 
     target = Path(path)
     if not write_atomic(target, lambda handle: handle.write(data), binary=True):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memory_autopsy.ci.changed import GitError, from_root, git, git_started, in_work_tree, norm, repo_root
@@ -33,7 +33,7 @@ from memory_autopsy.ingest.dialects import (
     never_memory,
 )
 from memory_autopsy.replay import LIST_FILES
-from memory_autopsy.selection import selected, unmatched
+from memory_autopsy.selection import Selection, select, selected
 from memory_autopsy.settings import Settings
 
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
@@ -59,12 +59,7 @@ def scope_root(config_file: Path | None) -> Path:
 
 def in_scope(path: str, settings: Settings) -> bool:
     """Whether a root-relative path counts as memory under the rule file (or the default)."""
-    name = path.rsplit("/", 1)[-1]
-    if name in ALWAYS_SKIPPED:
-        return False
-    if settings.include:
-        return selected(path, settings.include, settings.exclude)
-    return default_scope(path) and selected(path, (), settings.exclude)
+    return bool(_taken([path], settings, None))
 
 
 def default_scope(path: str) -> bool:
@@ -80,26 +75,44 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning,
     """Every memory file of the scope, as working-directory-relative paths. An include pattern
     that matches no file is a warning (a typo, or a folder that moved), never silence.
     `listing`: git's listing of root, started earlier (start_listing)."""
-    baseline = _baseline_key(settings, root)
-    # A repository lists every file it holds: only those the scope can take (or, for the
-    # unmatched-pattern warning, an include pattern matches) are looked at on disk.
-    if settings.include:
-        listed = _git_listing(root, lambda p: selected(p, settings.include, ()), listing=listing)
-    else:  # a memory file's name ends so: the one test most of a repository's files fail
-        listed = _git_listing(root, lambda p: _takes(p, settings, baseline), ends=_MEMORY_ENDS,
-                              listing=listing)
-    if listed is None:
-        listed = _walk(root, skip_dots=not settings.include)
-    for pattern in unmatched(settings.include, listed):
+    # Without include patterns, a memory file's name ends so: the one test most of a
+    # repository's files fail, made on git's listing before anything else.
+    listed = _git_names(root, ends=None if settings.include else _MEMORY_ENDS, listing=listing)
+    chosen = _selection(_walk(root, skip_dots=not settings.include) if listed is None else listed, settings)
+    if listed is not None:
+        # git lists every file a repository holds, and one deleted but not committed: only what
+        # the selection took (and, for the include patterns' warning, what an exclude pattern
+        # took out) is looked for on disk, and when one is gone the selection is made again, of
+        # the files there, so that a pattern that matched only a file gone matched none.
+        looked = chosen.paths + chosen.excluded if settings.include else chosen.paths
+        there = _present(root, looked)
+        if len(there) < len(looked):
+            chosen = _selection(there, settings)
+    for pattern in chosen.unmatched:
         warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
              "to the rule file's folder; git-ignored files are skipped)")
-    return sorted(from_root(root, p) for p in listed if _takes(p, settings, baseline))
+    baseline = _baseline_key(settings, root)
+    return sorted(from_root(root, p) for p in chosen.paths if _kept(p, baseline))
 
 
-def _takes(path: str, settings: Settings, baseline: str | None) -> bool:
-    """The scope's test of a root-relative path, which every file of the scope passes (and
-    `may_hold` asks of the files a hook is given): memory under the rule file, not the baseline."""
-    return path != baseline and in_scope(path, settings)
+def _selection(paths: list[str], settings: Settings) -> Selection:
+    """The rule file's globs applied to root-relative paths, in one call of the selection: its
+    include and exclude patterns, else the default scope less its exclude patterns."""
+    if not settings.include:
+        paths = [p for p in paths if default_scope(p)]
+    return select(paths, settings.include, settings.exclude)
+
+
+def _kept(path: str, baseline: str | None) -> bool:
+    """Not the rule file, nor the baseline: never memory, whatever the globs say (an include
+    pattern that matches one still matched a file)."""
+    return path != baseline and path.rsplit("/", 1)[-1] not in ALWAYS_SKIPPED
+
+
+def _taken(paths: list[str], settings: Settings, baseline: str | None) -> list[str]:
+    """The scope's test of root-relative paths, which every file of the scope passes (and
+    `may_hold` makes of the files a hook is given): memory under the rule file, not the baseline."""
+    return [p for p in _selection(paths, settings).paths if _kept(p, baseline)]
 
 
 def context_files(paths: Sequence[str], settings: Settings, root: Path,
@@ -118,15 +131,21 @@ def may_hold(paths: Iterable[str], settings: Settings, root: Path) -> bool:
     if os.path.normcase("A") != "A":  # a case-blind file system: the listing decides
         return True
     baseline = _baseline_key(settings, root)
+    # Path by path, unlike a listing: the first one the scope takes ends the test (a hook given
+    # 600 memory files asks about one: the default scope tests a Markdown path in ~20 us).
+    return any(_taken([relative], settings, baseline) for relative in _under(paths, root))
+
+
+def _under(paths: Iterable[str], root: Path) -> Iterator[str]:
+    """The paths under root (named from the working directory), relative to it."""
     base = str(root)
     for path in paths:
         try:
             relative = norm(os.path.relpath(os.path.abspath(path), base))
         except ValueError:  # another drive than root's
             continue
-        if relative != ".." and not relative.startswith("../") and _takes(relative, settings, baseline):
-            return True
-    return False
+        if relative != ".." and not relative.startswith("../"):
+            yield relative
 
 
 def named_files(paths: Sequence[str], settings: Settings, root: Path) -> list[str]:
@@ -172,14 +191,20 @@ def folder_files(folder: str, settings: Settings, root: Path) -> list[str]:
     base = Path(folder)
     real = base.resolve()
     baseline = Path(settings.baseline).resolve() if settings.baseline else None
-    found: list[str] = []
+    found: dict[str, str | None] = {}  # each file's path from the scope root (None: outside it)
     for relative in _folder_listing(base):
         parts = relative.split("/")
         if any(hidden_folder(p) for p in parts[:-1]) or not _memory_name(parts[-1], settings):
             continue
-        if real / relative != baseline and _selected_from(real / relative, settings, root):
-            found.append(norm(os.path.join(folder, relative)))
-    return sorted(found, key=lambda p: p.split("/"))
+        if real / relative != baseline:
+            found[relative] = _from_scope_root(real / relative, root)
+    # The rule file's globs, on the paths relative to its folder; a file outside that folder is
+    # out of their reach (it was named on the command line).
+    inside = [key for key in found.values() if key is not None]
+    chosen = set(select(inside, settings.include, settings.exclude).paths)
+    files = [norm(os.path.join(folder, relative)) for relative, key in found.items()
+             if key is None or key in chosen]
+    return sorted(files, key=lambda p: p.split("/"))
 
 
 def _memory_name(name: str, settings: Settings) -> bool:
@@ -188,22 +213,19 @@ def _memory_name(name: str, settings: Settings) -> bool:
     return bool(settings.include) or not never_memory(name)
 
 
-def _selected_from(path: Path, settings: Settings, root: Path) -> bool:
-    """The rule file's globs, on the path relative to its folder; a file outside that folder is
-    out of their reach (it was named on the command line)."""
+def _from_scope_root(path: Path, root: Path) -> str | None:
+    """A path relative to the scope root, where the rule file's globs apply; None outside it."""
     relative = norm(os.path.relpath(path, root))
-    if relative == ".." or relative.startswith("../"):
-        return True
-    return selected(relative, settings.include, settings.exclude)
+    return None if relative == ".." or relative.startswith("../") else relative
 
 
 def _folder_listing(folder: Path) -> list[str]:
     """Files under a folder, relative to it: git's listing, ignored files left out, unless the
     folder is outside a repository or is itself ignored (named explicitly, it is read)."""
-    listed = _git_listing(folder)
+    listed = _git_names(folder)
     if listed is None or _ignored(folder):
         return _walk(folder, skip_dots=True)
-    return listed
+    return _present(folder, listed)
 
 
 def _ignored(folder: Path) -> bool:
@@ -246,13 +268,11 @@ def start_listing(root: Path) -> Listing | None:
     return git_started(*LIST_FILES, cwd=root)
 
 
-def _git_listing(
-    root: Path, keep: Callable[[str], bool] | None = None, ends: tuple[str, ...] | None = None,
-    listing: Listing | None = None,
-) -> list[str] | None:
-    """The files git lists under root (tracked, and untracked unless ignored) that exist;
-    `keep`, a test of the path alone, is made before the file is looked for on disk, and
-    `ends` before `keep`: a path kept ends so, lower-cased. `listing`: root's, started."""
+def _git_names(root: Path, ends: tuple[str, ...] | None = None,
+               listing: Listing | None = None) -> list[str] | None:
+    """The paths git lists under root (tracked, and untracked unless ignored), each once, not
+    yet looked for on disk (`_present`); with `ends`, those that end so, lower-cased.
+    `listing`: root's, started."""
     listing = listing or start_listing(root)
     if listing is None:
         return None
@@ -261,9 +281,13 @@ def _git_listing(
     except GitError:
         return None
     names = out.split("\0") if ends is None else _ending(out, ends)
+    return [p for p in dict.fromkeys(names) if p]
+
+
+def _present(root: Path, names: list[str]) -> list[str]:
+    """The paths git listed under root that are files there."""
     base = str(root)
-    return [p for p in dict.fromkeys(names)
-            if p and (keep is None or keep(p)) and _listed_file(os.path.join(base, p), root)]
+    return [p for p in names if _listed_file(os.path.join(base, p), root)]
 
 
 def _listed_file(path: str, root: Path) -> bool:

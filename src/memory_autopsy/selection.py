@@ -14,7 +14,7 @@ match costs at most (pattern segments × path segments) segment matches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fnmatch import fnmatch
 from functools import lru_cache
 from os.path import normcase
@@ -141,9 +141,36 @@ def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
 
 
 def filter_paths(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str]) -> list[str]:
-    return [p for p in paths if selected(p, include, exclude)]
+    return select(paths, include, exclude).paths
 
 
-def unmatched(patterns: Sequence[str], paths: Sequence[str]) -> list[str]:
-    """The patterns that match none of the paths (a typo, or a folder that moved)."""
-    return [p for p in dict.fromkeys(patterns) if not any(matches(path, p) for path in paths)]
+class Selection(NamedTuple):
+    """What a rule file's include and exclude patterns make of a list of root-relative paths."""
+
+    paths: list[str]  # an include pattern matches them (any path, with none) and no exclude pattern
+    excluded: list[str]  # an include pattern matches them (any path, with none), an exclude pattern too
+    unmatched: list[str]  # the include patterns that match none of the paths (a typo, or a folder that moved)
+
+
+def select(paths: Iterable[str], include: Sequence[str], exclude: Sequence[str]) -> Selection:
+    """The patterns applied to a list of paths in one pass, in the paths' order: the files a
+    scope takes and its include patterns' warning come of one call, the patterns handed over
+    once rather than with each path. An include pattern that matches a path an exclude pattern
+    takes out still matched a file. A pattern already known to match is tried on a path only
+    when none of the others does, so a path costs at most one match per pattern, as with
+    `selected`."""
+    waiting = dict.fromkeys(include)  # not yet seen to match a path
+    seen: list[str] = []
+    taken: list[str] = []
+    excluded: list[str] = []
+    for path in paths:
+        bare = path.removeprefix("./")
+        if include:
+            found = [pattern for pattern in waiting if matches(bare, pattern)]
+            if not found and not any(matches(bare, pattern) for pattern in seen):
+                continue
+            for pattern in found:
+                del waiting[pattern]
+            seen += found
+        (excluded if any(matches(bare, pattern) for pattern in exclude) else taken).append(path)
+    return Selection(taken, excluded, list(waiting))

@@ -15,12 +15,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
+from memory_autopsy.cachedir import CACHE_DIR
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.model import Finding, Report
-from memory_autopsy.replay import CACHE_DIR
 from memory_autopsy.settings import Settings
 
 PRUNE = "--prune-only"  # the `baseline` flag that only drops entries no longer found

@@ -105,10 +105,10 @@ def run_hook(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 0  # no file of the commit can be in the scope: nothing to report, nothing read
         listing = start_listing(root)  # git walks the working tree while the engine is imported
     from memory_autopsy.api import lint
+    from memory_autopsy.cachedir import CACHE_DIR
     from memory_autopsy.ci.filters import filter_report, resolve_baseline, tracking, with_cache
     from memory_autopsy.commands.common import rule_filter
     from memory_autopsy.commands.lint import emit, output_format
-    from memory_autopsy.replay import CACHE_DIR
 
     tracked = None if args.no_cache else tracking(root / CACHE_DIR)  # git asks while it lists
     context = context_files(args.context or [], settings, root, listing=listing)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_autopsy import install_hint
+from memory_autopsy.cachedir import write_atomic
 from memory_autopsy.embed.protocol import EmbedError
-from memory_autopsy.ingest.cache import write_atomic
 
 CONFIG = "l2_supercat"
 DIM = 256

@@ -23,10 +23,9 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from memory_autopsy.cachedir import CACHE_DIR, ignore_itself
 from memory_autopsy.fixes.atomic import read_bytes
 from memory_autopsy.fixes.tempfiles import temp_beside
-from memory_autopsy.ingest.cache import ignore_itself
-from memory_autopsy.replay import CACHE_DIR
 
 SNAPSHOTS = "snapshots"
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import marshal
 import math
@@ -42,9 +41,10 @@ from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from memory_autopsy import __version__
+from memory_autopsy.cachedir import PARSES, ignore_itself, write_atomic
 from memory_autopsy.ingest.frontmatter import load_mapping
 from memory_autopsy.ingest.json_store import JsonResult
 from memory_autopsy.ingest.records import (
@@ -59,13 +59,12 @@ from memory_autopsy.ingest.records import (
 )
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import Declaration, Fact, Fidelity, Problem
-from memory_autopsy.replay import RUNS
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 if TYPE_CHECKING:
     from memory_autopsy.settings import Settings
 
-FORMAT = "v1"
+FORMAT = PARSES  # the entries' folder in the cache folder, named by their format
 SUFFIX = ".marshal"  # an entry's file
 # What an entry is read with: a corrupt or foreign entry raises one of these, and is a miss
 # (MemoryError: marshal allocates the size a planted entry declares before reading its items).
@@ -372,62 +371,6 @@ def _read_ledger(path: Path) -> tuple[int, int] | None:
 
 def _write_ledger(path: Path, size: int, runs: int) -> None:
     write_atomic(path, lambda handle: handle.write(f"{size} {runs}\n"))
-
-
-IGNORED = "# Written by memory-autopsy: this cache is never committed (a committed one is not read).\n*\n"
-
-
-def ignore_itself(folder: Path) -> None:
-    """A `.gitignore` of `*` in the cache folder (as ruff's and pytest's caches hold): git never
-    lists the cache, so it is not committed by mistake. A cache git tracks anyway is neither
-    read nor written by the hook and `ci` (ci.filters.with_cache). Only in a folder that holds
-    the cache alone: an API caller's folder of other files is not hidden from git."""
-    try:
-        if os.path.exists(folder / ".gitignore") or not set(os.listdir(folder)) <= {FORMAT, RUNS}:
-            return
-    except FileNotFoundError:  # the first entry creates the folder
-        pass
-    except OSError:
-        return
-    write_atomic(folder / ".gitignore", lambda handle: handle.write(IGNORED))
-
-
-def write_atomic(target: Path, write: Callable[[IO[Any]], object], *, binary: bool = False) -> bool:
-    """Write `target` through a temporary file beside it, then `os.replace`: a reader sees the
-    old entry or the new one, never part of one. False when it cannot be written (a cache that
-    cannot be written is a slower run, never a failed one). `write` gets UTF-8 text, or bytes
-    with `binary`."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = _new_file(str(target.parent))
-        try:
-            with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as handle:
-                write(handle)
-            os.replace(temp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-    except (OSError, ValueError):
-        return False
-    return True
-
-
-_NAMES = itertools.count()
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-
-
-def _new_file(folder: str) -> tuple[int, str]:
-    """A file no one else has, made in `folder` and opened for writing, as `tempfile.mkstemp`
-    makes one (never an existing file or link, mode 0600) under a name of this process's own:
-    `tempfile` imports `shutil` and `random`, 2 ms of a hook run whose commit changed a file."""
-    for _ in range(100):
-        name = os.path.join(folder, f".entry.{os.getpid()}.{time.monotonic_ns()}.{next(_NAMES)}.tmp")
-        try:
-            return os.open(name, _NEW_FILE, 0o600), name
-        except FileExistsError:  # left by a killed run of the same process id: another name
-            continue
-    raise FileExistsError(f"no new file could be made in {folder}")
 
 
 # Where the engine keeps the findings of the layers that judge each entity alone (engine.memo).
