@@ -18,7 +18,8 @@ def test_json_contract() -> None:
     result = run_cli("scan", "examples/memory.md", "examples/facts.json", "--json", cwd=ROOT)
     assert result.code == 1
     data = json.loads(result.out)
-    assert set(data) == {"tool", "version", "engine", "facts", "counts", "findings"}
+    assert set(data) == {"tool", "version", "engine", "facts", "files", "counts", "findings"}
+    assert data["files"] == ["examples/facts.json", "examples/memory.md"]
     assert (data["tool"], data["version"], data["engine"], data["facts"]) == (
         "memory-autopsy", __version__, "heuristic", 15)
     assert data["counts"] == {"contradicted_explicit": 2, "contradicted_implicit": 3, "duplicate": 1, "unsourced": 1}

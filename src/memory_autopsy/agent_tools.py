@@ -204,16 +204,20 @@ def _load(store: str, settings: Settings, roots: Roots) -> Store:
 
 
 def _files(store: str, settings: Settings, roots: Roots) -> tuple[list[str], list[Problem]]:
-    """The store's files as api.load_store selects them (folders honour include/exclude)."""
+    """The store's files as `scan` reads them (scope.memory_files: the scope for the scope root,
+    the memory files of another folder, a file as named), so an in-loop check and an offline
+    audit read the same files. A path that names nothing is the reader's to report."""
+    from memory_autopsy.errors import UsageError
     from memory_autopsy.ingest.loader import expand
-    from memory_autopsy.selection import filter_paths
+    from memory_autopsy.scope import memory_files, scope_root
 
     path = confine(store, roots)
-    files, problems = expand([path])
-    if settings.include or settings.exclude:
-        named = {path.replace("\\", "/").removeprefix("./")}
-        files = [f for f in files if f in named or filter_paths([f], settings.include, settings.exclude)]
-    return files, problems
+    if not os.path.lexists(path):
+        return expand([path])
+    try:
+        return memory_files([path], settings, scope_root(None), warn=lambda _: None), []
+    except UsageError as refused:
+        raise ToolRefused(str(refused)) from None
 
 
 def _sources(files: list[str], roots: Roots, problems: list[Problem]) -> Iterator[Source]:

@@ -23,7 +23,9 @@ from memory_autopsy.ci.changed import GitError, from_root, git, git_started, in_
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.ingest.dialects import (
+    CODE_SUFFIXES,
     DEFAULT_SCOPE,
+    GENERIC_MEMORY_FOLDER,
     KNOWN_NAMES,
     MEMORY_SUFFIXES,
     NEVER_MEMORY_FOLDERS,
@@ -38,6 +40,9 @@ from memory_autopsy.settings import Settings
 
 ALWAYS_SKIPPED = ("memory-autopsy.toml", ".memory-autopsy-baseline.json")
 _DEFAULT_SCOPE = tuple(glob.lower() for glob in DEFAULT_SCOPE)  # matched without regard to case
+_NAMED_SCOPE = tuple(g for g in _DEFAULT_SCOPE if g != GENERIC_MEMORY_FOLDER)  # the other locations
+# Instruction files whose `@path` imports the loaders follow (lexicon/budgets.json imports-from).
+IMPORTERS = frozenset({"claude.md", "claude.local.md", "gemini.md"})
 # How every memory file's name ends (lower-cased): its suffix, or a known name without one.
 _MEMORY_ENDS = MEMORY_SUFFIXES + tuple(sorted(n for n in KNOWN_NAMES if not n.endswith(MEMORY_SUFFIXES)))
 Warn = Callable[[str], object]
@@ -91,8 +96,33 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning,
     for pattern in chosen.unmatched:
         warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
              "to the rule file's folder; git-ignored files are skipped)")
+    paths = chosen.paths if settings.include else _not_code(chosen.paths, root, listed, listing)
     baseline = _baseline_key(settings, root)
-    return sorted(from_root(root, p) for p in chosen.paths if _kept(p, baseline))
+    return sorted(from_root(root, p) for p in paths if _kept(p, baseline))
+
+
+def _not_code(paths: list[str], root: Path, listed: list[str] | None, listing: Listing | None) -> list[str]:
+    """The default scope's files less those of a code folder called `memory` (`src/memory/`
+    beside the module's `.ts` files): the generic `memory/` location is a folder of notes, and
+    one that holds source code is the code's. Files another location takes (a CLAUDE.md in it)
+    stay."""
+    generic = [p for p in paths if "memory/" in p.lower() and not selected(p.lower(), _NAMED_SCOPE, ())]
+    if not generic:
+        return paths
+    code = _git_names(root, ends=CODE_SUFFIXES, listing=listing) if listed is not None else [
+        p for p in _walk(root, skip_dots=True) if p.lower().endswith(CODE_SUFFIXES)]
+    folders = {_memory_folder(p) for p in code or ()} - {None}
+    dropped = {p for p in generic if _memory_folder(p) in folders}
+    return [p for p in paths if p not in dropped]
+
+
+def _memory_folder(path: str) -> str | None:
+    """The deepest folder called `memory` a path lies in (lower-cased), or None."""
+    parts = path.lower().split("/")[:-1]
+    for at in range(len(parts) - 1, -1, -1):
+        if parts[at] == "memory":
+            return "/".join(parts[: at + 1])
+    return None
 
 
 def _selection(paths: list[str], settings: Settings) -> Selection:
@@ -115,12 +145,53 @@ def _taken(paths: list[str], settings: Settings, baseline: str | None) -> list[s
     return [p for p in _selection(paths, settings).paths if _kept(p, baseline)]
 
 
+def memory_files(paths: Sequence[str], settings: Settings, root: Path,
+                 warn: Warn = stderr_warning, listing: Listing | None = None) -> list[str]:
+    """The files a run reads, whichever entry point asks (scan, the hook, ci, baseline, budget,
+    as-of, reconcile, MCP): the scope when no path is named or when the one folder named is
+    the scope root of a repository (`scan .` is `scan`), else the files named and the memory files of the
+    folders named; with the memory files their instruction files import (`@docs/style.md` in
+    CLAUDE.md: the agent loads it, so it is read)."""
+    if not paths or _names_the_scope(paths, settings, root):
+        files = scope_files(settings, root, warn, listing)
+    else:
+        files = named_files(paths, settings, root)
+    return imported(files, root)
+
+
 def context_files(paths: Sequence[str], settings: Settings, root: Path,
                   warn: Warn = stderr_warning, listing: Listing | None = None) -> list[str]:
     """Files named or found under folders named (the context given), else the scope."""
-    if not paths:
-        return scope_files(settings, root, warn, listing)
-    return sorted(set(named_files(paths, settings, root)))
+    return sorted(set(memory_files(paths, settings, root, warn, listing)))
+
+
+def _names_the_scope(paths: Sequence[str], settings: Settings, root: Path) -> bool:
+    """Whether the one folder named is the scope root of a repository, or of a rule file that
+    says which files are memory: then it is the scope. A folder of notes outside a repository
+    (`cd notes && scan .`) is read for its memory files."""
+    if len(paths) != 1 or not os.path.isdir(paths[0]):
+        return False
+    return os.path.realpath(paths[0]) == os.path.realpath(root) and bool(settings.include or in_work_tree(root))
+
+
+def imported(files: list[str], root: Path) -> list[str]:
+    """`files` and, after them, the memory files their instruction files' `@path` imports reach
+    inside root (not a README or a manifest an import names: the agent reads them, but they
+    hold no memory)."""
+    importers = [f for f in files if f.rsplit("/", 1)[-1].lower() in IMPORTERS]
+    if not importers:
+        return files
+    from memory_autopsy.ingest.imports import Imports
+
+    graph = Imports({}, Roots.of([str(root)]))
+    known = set(files)
+    more = [f for importer in importers for f in graph.reached(importer) if f not in known]
+    kept = [f for f in dict.fromkeys(more) if _memory_import(f.rsplit("/", 1)[-1])]
+    return files + kept
+
+
+def _memory_import(name: str) -> bool:
+    return is_memory_file(name) and not never_memory(name) and not is_manifest(name)
 
 
 def may_hold(paths: Iterable[str], settings: Settings, root: Path) -> bool:

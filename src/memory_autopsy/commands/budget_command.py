@@ -21,7 +21,7 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     budget = sub.add_parser("budget", help="what each memory file costs against its load budget",
                             description="Per memory file: loaded / linked / unreachable, lines and bytes "
                             "against the load budget of an always-loaded index, and the facts past it.")
-    budget.add_argument("paths", nargs="+", metavar="PATH", help="memory files or folders")
+    budget.add_argument("paths", nargs="*", metavar="PATH", help="memory files or folders (default: the scope)")
     budget.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     budget.add_argument("--config", metavar="FILE", help="rule file (default: found by walking up); "
                         "its [reachability] tables override the budgets")
@@ -31,14 +31,14 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
 
 def run_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.api import load_store
-    from memory_autopsy.commands.common import write_output
+    from memory_autopsy.commands.common import lint_inputs, write_output
     from memory_autopsy.config import settings_for
     from memory_autopsy.engine.reachability import analyse
     from memory_autopsy.errors import UsageError
     from memory_autopsy.formatters.visible import json_safe
 
     settings = settings_for(args.config, isolated=args.isolated)
-    store = load_store(args.paths, settings)
+    store = load_store(lint_inputs(args, list(args.paths), settings), settings)
     if not store.files:
         raise UsageError("no markdown memory file among: " + " ".join(args.paths))
     reach = analyse(store, settings.budgets)

@@ -92,22 +92,20 @@ STDIN = "-"
 
 
 def lint_inputs(args: argparse.Namespace, paths: Sequence[str], settings: Settings) -> list[str]:
-    """The files a lint command reads: the files named (always), the memory files of the
-    folders named, else the scope; paths and globs resolve from the rule file's folder."""
+    """The files a command reads (scope.memory_files, for every entry point): the files named
+    (always), the memory files of the folders named, else the scope; paths and globs resolve
+    from the rule file's folder."""
     from memory_autopsy.config import locate
-    from memory_autopsy.scope import named_files, scope_files, scope_root
+    from memory_autopsy.scope import memory_files, named_files, scope_root
 
     named = [p for p in paths if p != STDIN]
     stdin = [STDIN] if STDIN in paths else []
     if paths and not any(os.path.isdir(p) for p in named):
         return named_files(named, settings, Path.cwd()) + stdin  # files only: no root, no git call
     root = scope_root(locate(getattr(args, "config", None), isolated=getattr(args, "isolated", False)))
-    if not paths:
-        files = scope_files(settings, root)
-        if not files:
-            raise UsageError("no memory files in scope (" + _scope_hint(settings) + "); name files or folders")
-        return files
-    files = named_files(named, settings, root)
+    files = memory_files(named, settings, root)
+    if not files and not named and not stdin:
+        raise UsageError("no memory files in scope (" + _scope_hint(settings) + "); name files or folders")
     if not files and not stdin:
         raise UsageError("no memory files in: " + ", ".join(named))
     return files + stdin

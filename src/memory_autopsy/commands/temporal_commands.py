@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from memory_autopsy.commands.common import settings_from_args, write_output
+from memory_autopsy.commands.common import lint_inputs, settings_from_args, write_output
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
 from memory_autopsy.model import Report, Store
@@ -36,12 +36,12 @@ def _common(parser: argparse.ArgumentParser, *, registry: bool = True) -> None:
 def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     as_of = sub.add_parser("as-of", help="what the store held to be true on a date")
     as_of.add_argument("date", metavar="DATE", help="the date to read the store at")
-    as_of.add_argument("paths", nargs="+", metavar="STORE", help="memory files or folders")
+    as_of.add_argument("paths", nargs="*", metavar="STORE", help="memory files or folders (default: the scope)")
     as_of.add_argument("--entity", metavar="NAME", help="only this entity (aliases fold)")
     _common(as_of)
     as_of.set_defaults(handler=run_as_of)
     reconcile = sub.add_parser("reconcile", help="per-entity verdict matrix with the provenance cap")
-    reconcile.add_argument("paths", nargs="+", metavar="PATH", help="memory files or folders")
+    reconcile.add_argument("paths", nargs="*", metavar="PATH", help="memory files or folders (default: the scope)")
     _common(reconcile)
     reconcile.set_defaults(handler=run_reconcile)
     admit = sub.add_parser("admit", help="check one incoming fact before persisting it")
@@ -59,10 +59,12 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     why.set_defaults(handler=run_why)
 
 
-def _load(paths: list[str], settings: Settings) -> Store:
+def _load(paths: list[str], settings: Settings, args: argparse.Namespace | None = None) -> Store:
+    """The store a command reads; given its arguments, the files every entry point reads
+    (`lint_inputs`: the scope when no PATH is named)."""
     from memory_autopsy.api import load_store
 
-    store = load_store(paths, settings)
+    store = load_store(paths if args is None else lint_inputs(args, paths, settings), settings)
     if not store.paths:
         raise UsageError("no readable input files among: " + ", ".join(paths))
     return store
@@ -83,7 +85,7 @@ def run_as_of(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"as-of: not a date: {args.date!r}")
     settings = settings_from_args(args)
     weights = _weights(args, settings)
-    store = _load(list(args.paths), settings)
+    store = _load(list(args.paths), settings, args)
     if args.entity and not knows_entity(store, args.entity):
         raise UsageError(f"no facts about entity {args.entity!r} in " + ", ".join(store.paths))
     view = as_of(store, day, settings, weights, args.entity)
@@ -98,7 +100,7 @@ def run_reconcile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     settings = settings_from_args(args)
     weights = _weights(args, settings)
-    store = _load(list(args.paths), settings)
+    store = _load(list(args.paths), settings, args)
     report = lint_loaded(store, settings)
     render = reconcile.format_json if args.json else reconcile.format_text
     write_output(render(store, report, weights), args.output, out)

@@ -57,6 +57,7 @@ def report_dict(report: Report, *, with_findings: bool = True) -> dict[str, Any]
         "version": __version__,
         "engine": report.engine,
         "facts": len(report.facts),
+        "files": sorted(report.paths),  # what the run read: every entry point reads one scope
         "counts": dict(sorted(counts.items())),
     }
     if with_findings:

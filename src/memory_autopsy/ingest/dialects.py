@@ -8,6 +8,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+# The default scope's one location named by a folder alone: a folder of notes, unless it holds
+# source code (a module called memory), whose files are then the code's (scope._not_code).
+GENERIC_MEMORY_FOLDER = "**/memory/**"
+CODE_SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs", ".java", ".kt",
+                 ".rb", ".php", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp", ".swift", ".scala", ".sh")
+
 
 class Dialect(NamedTuple):
     name: str
@@ -40,7 +46,7 @@ DIALECTS: tuple[Dialect, ...] = (
     Dialect("agents-md", "AGENTS.md notes", "markdown", "`AGENTS.md`", "sections, bullets, prose",
             ("**/AGENTS.md",)),
     Dialect("daily-log", "Dated daily logs (OpenClaw and others)", "markdown",
-            "`memory/YYYY-MM-DD.md`", "the file name dates every line", ("**/memory/**",)),
+            "`memory/YYYY-MM-DD.md`", "the file name dates every line", (GENERIC_MEMORY_FOLDER,)),
     Dialect("mcp-graph", "MCP memory server", "json",
             "`memory.jsonl`, `memory.json` (`{entities, relations}`)",
             "each observation is a fact (`path:line#obs-N`), relations are facts",

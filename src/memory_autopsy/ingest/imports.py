@@ -67,6 +67,22 @@ class Imports:
             return f"imports {target!r}: the chain is {chain.longest} hops deep, past the limit of {limit}"
         return None
 
+    def reached(self, path: str) -> list[str]:
+        """The files `path`'s import chains reach inside the roots (itself left out), each once
+        and in the order they are found: what a loader following its imports reads."""
+        seen = {path}
+        todo = list(reversed(self._imports(path)))
+        found: list[str] = []
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if self.kind(node) == "file":
+                found.append(node)
+                todo += reversed(self._imports(node))
+        return found
+
     def _trail(self, start: str, base: str | None = None) -> list[str]:
         """The files from `start` to where its chain's trouble is, and for a loop the file it
         leads back to (at most a few shown)."""
