@@ -5,6 +5,7 @@ prints one rule, and a mistyped or borrowed flag or rule name says what was mean
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,13 @@ def test_a_rule_file_typo_says_what_was_meant(tmp_path: Path) -> None:
     (repo / "memory-autopsy.toml").write_text('[rules]\nstatus_conflit = "error"\n', encoding="utf-8")
     result = run_cli("scan", cwd=repo)
     assert result.code == 2 and "rules.status_conflit: unknown rule (did you mean 'status_conflict'?)" in result.err
+
+
+def test_ci_takes_statistics_and_a_flag_of_another_command_is_named_so(tmp_path: Path) -> None:
+    repo = committed_repo(tmp_path / "repo", {"memory-bank/progress.md": MEMORY})
+    table = run_cli("ci", "--format", "text", "--statistics", "--no-changed-only", "--exit-zero", cwd=repo)
+    assert table.code == 0 and re.search(r"^\s*\d+\s+MA\d{3}\s+\w+\s+\w+$", table.out, re.M), table
+    assert "--statistics prints a text table" in run_cli("ci", "--statistics", cwd=repo).err
+    refused = run_cli("init", "--statistics", cwd=repo)
+    assert refused.code == 2 and "--statistics is not an option of this command" in refused.err
+    assert "did you mean --statistics" not in refused.err

@@ -49,6 +49,9 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.embed.trust import runner_embed
     from memory_autopsy.pipeline import lint
 
+    if args.statistics and args.format != "text":
+        raise UsageError(f"--statistics prints a text table, not {args.format}: add --format text")
+
     rule_filter(args)  # --select/--ignore are checked before the scope is read
     settings = runner_embed(settings_from_args(args), err)  # the endpoint and key: the runner's
     config_file = locate(args.config, isolated=args.isolated)
@@ -70,7 +73,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.sarif_file:
         _write_sarif(report, baseline, args, settings, root, err)
     prune = baseline_command(args, settings, PRUNE) if shown.report.fixed else ""
-    rendered = _render(shown.report, args.format, settings, changed, root, moved, prune, getattr(args, "verbose", False))
+    rendered = _render(shown.report, args.format, settings, changed, root, moved, prune, args)
     write_output(rendered, None, out, commands=args.format == "github")
     command = baseline_command(args, settings)
     _github_files(shown, changed, command, args.sarif_file, moved)
@@ -181,7 +184,7 @@ def _write_sarif(report: Report, baseline: Baseline | None, args: argparse.Names
 
 
 def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str] | None,
-            root: str, moved: Change | None, prune: str, verbose: bool = False) -> str:
+            root: str, moved: Change | None, prune: str, args: argparse.Namespace | None = None) -> str:
     if fmt == "github":
         return code_scanning_view(report, fmt, settings, changed=changed, root=root, prune=prune)
     if fmt == "json":
@@ -190,7 +193,8 @@ def _render(report: Report, fmt: str, settings: Settings, changed: frozenset[str
         return json_format.format_report(report)
     from memory_autopsy.formatters import text
 
-    listing = text.format_report(report, verbose=verbose, prune=prune)
+    listing = text.format_report(report, verbose=getattr(args, "verbose", False), prune=prune,
+                                 statistics=getattr(args, "statistics", False))
     if moved is None:
         return listing
     return listing + text.baseline_changed(describe(moved), tuple(e.as_dict() for e in moved.added))

@@ -68,6 +68,8 @@ def flag_hint(words: list[str], parser: argparse.ArgumentParser) -> str:
             continue
         if flag in FOREIGN_FLAGS:
             return FOREIGN_FLAGS[flag]
+        if flag in known:  # a flag of another command: the nearest flag would be itself
+            return f"{flag} is not an option of this command; `--help` after the command lists its options"
         close = difflib.get_close_matches(flag, sorted(k for k in known if k.startswith("--")), n=1, cutoff=0.75)
         if close:
             return f"did you mean {close[0]}?"

@@ -60,6 +60,8 @@ def register(sub: Subparsers, lint_options: LintOptions, epilog: str) -> None:
     ci.add_argument("--format", "--output-format", choices=("github", "text", "json"), default="github")
     ci.add_argument("--verbose", "-v", action="store_true",
                     help="text format: also print each finding's layer, confidence and entity")
+    ci.add_argument("--statistics", action="store_true",
+                    help="text format: print per-rule counts instead of the findings")
     rule_flags(ci)
     ci.add_argument("--as-of", metavar="DATE", help="lint as of a date (later facts ignored)")
     ci.add_argument("--no-cache", action="store_true",
