@@ -1,6 +1,6 @@
 """memory-autopsy: a linter for the facts an LLM agent keeps in memory files."""
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 SOURCE = "git+https://github.com/memory-autopsy/memory-autopsy"
 
 
