@@ -70,9 +70,9 @@ def _sides(finding: Finding, changed: frozenset[str] | None) -> tuple[Location, 
 
 
 def said_from(message: str, lead: Location, flagged: Location) -> str:
-    """The message of a finding flagged at `flagged`, said from `lead`: its "here" (the flagged
-    side, always before any quoted memory text) becomes `at <flagged>`, and where it names
-    `lead` ("done at <lead>", "copied from <lead>-14"), that becomes "here"."""
+    """The message of a finding flagged at `flagged`, said from `lead`: its own "here" (the
+    flagged side; one inside quoted memory text is the memory's) becomes `at <flagged>`, and
+    where it names `lead` ("done at <lead>", "copied from <lead>-14"), that becomes "here"."""
     here = _unquoted_here(message)
     edits = [] if here < 0 else [(here, here + len(" here"), f" at {_where(flagged)}")]
     at = _named(message, lead)
