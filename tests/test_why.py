@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import ROOT, run_cli, write
+from conftest import ROOT, committed_repo, run_cli, write
 from test_asof import check_golden
 
 STORES = ("examples/memory.md", "examples/store.jsonl")
@@ -89,3 +89,15 @@ def test_every_finding_on_the_line_is_explained_on_both_sides(tmp_path: Path) ->
     assert [f["side"] for f in other["findings"] if f["rule"] == "status_conflict"] == ["related"]
     text = run_cli("why", "memory-bank/progress.md:5", "--isolated", cwd=tmp_path).out
     assert "## Findings" in text and "**status_conflict** MA204" in text and "other side: memory-bank/progress.md:2" in text
+
+
+def test_why_a_line_with_no_store_named_reads_the_scope(tmp_path: Path) -> None:
+    repo = committed_repo(tmp_path / "repo", {
+        "memory-bank/activeContext.md": "# Active context\n\n## Current focus\n- Add retry to the invoice sync job\n",
+        "memory-bank/progress.md": "# Progress\n\n## Done\n- [x] Add retry to the invoice sync job\n",
+    })
+    result = run_cli("why", "memory-bank/progress.md:4", cwd=repo)
+    assert result.code == 0, result.err
+    assert "status_conflict" in result.out and "memory-bank/activeContext.md:4" in result.out
+    alone = run_cli("why", "memory-bank/progress.md", "memory-bank/progress.md:4", cwd=repo)
+    assert "status_conflict" not in alone.out  # a store named is the store read

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -148,7 +149,7 @@ def run_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          "(`why FILE:LINE`)")
     settings = settings_from_args(args)
     if location is not None:
-        paths = _with_file(paths, location[0])
+        paths = _with_file(paths or _scope_or_none(args, settings), location[0])
     store = _load(paths, settings)
     report = lint_loaded(store, settings)
     weights = _weights(args, settings)
@@ -165,7 +166,17 @@ def _with_file(paths: list[str], file: str) -> list[str]:
     """The stores to read for `why FILE:LINE`: those named, and the file itself."""
     if not Path(file).is_file():
         raise UsageError(f"why: no such file: {file}")
-    return paths if file in paths else [*paths, file]
+    same = os.path.normpath(file)
+    return paths if any(os.path.normpath(p) == same for p in paths) else [*paths, file]
+
+
+def _scope_or_none(args: argparse.Namespace, settings: Settings) -> list[str]:
+    """`why FILE:LINE` with no store named reads the scope, as `scan` does, so a finding whose
+    other side is in another file is explained; none when the scope holds no memory file."""
+    try:
+        return lint_inputs(args, [], settings)
+    except UsageError:
+        return []
 
 
 def _explain_line(wanted: str, location: tuple[str, int, int], report: Report, weights: Weights,
