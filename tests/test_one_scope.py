@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import committed_repo, run_cli
+from conftest import committed_repo, run_cli, write
 from memory_autopsy import agent_tools
 from memory_autopsy.ingest.confined import Roots
 
@@ -85,3 +85,10 @@ def test_mcp_memory_lint_reads_what_scan_reads(repo: Path, monkeypatch: pytest.M
     assert set(agent_tools.memory_lint(".", roots=Roots.of())["files"]) == MEMORY
     scanned = json.loads(run_cli("scan", "--json", "--no-baseline", cwd=repo).out)
     assert agent_tools.memory_lint(".", roots=Roots.of())["counts"] == scanned["counts"]
+
+
+def test_a_code_folder_called_memory_is_left_out_outside_git_too(tmp_path: Path) -> None:
+    for name, text in {"memory/2026-01-05.md": BULLET, "src/memory/NOTES.md": BULLET,
+                       "src/memory/store.ts": "export const store = new Map();\n"}.items():
+        write(tmp_path / name, text)
+    assert files(run_cli("scan", "--json", "--no-baseline", cwd=tmp_path).out) == {"memory/2026-01-05.md"}

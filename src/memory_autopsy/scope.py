@@ -83,8 +83,12 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning,
     # Without include patterns, a memory file's name ends so: the one test most of a
     # repository's files fail, made on git's listing before anything else.
     listed = _git_names(root, ends=None if settings.include else _MEMORY_ENDS, listing=listing)
-    chosen = _selection(_walk(root, skip_dots=not settings.include) if listed is None else listed, settings)
-    if listed is not None:
+    walked: list[str] | None = None
+    if listed is None:
+        walked = _walk(root, skip_dots=not settings.include)
+        chosen = _selection(walked, settings)
+    else:
+        chosen = _selection(listed, settings)
         # git lists every file a repository holds, and one deleted but not committed: only what
         # the selection took (and, for the include patterns' warning, what an exclude pattern
         # took out) is looked for on disk, and when one is gone the selection is made again, of
@@ -96,24 +100,26 @@ def scope_files(settings: Settings, root: Path, warn: Warn = stderr_warning,
     for pattern in chosen.unmatched:
         warn(f"include pattern {pattern!r} matches no file in {_shown(root)} (patterns are relative "
              "to the rule file's folder; git-ignored files are skipped)")
-    paths = chosen.paths if settings.include else _not_code(chosen.paths, root, listed, listing)
+    paths = chosen.paths if settings.include else _not_code(chosen.paths, root, walked, listing)
     baseline = _baseline_key(settings, root)
     return sorted(from_root(root, p) for p in paths if _kept(p, baseline))
 
 
-def _not_code(paths: list[str], root: Path, listed: list[str] | None, listing: Listing | None) -> list[str]:
+def _not_code(paths: list[str], root: Path, walked: list[str] | None, listing: Listing | None) -> list[str]:
     """The default scope's files less those of a code folder called `memory` (`src/memory/`
     beside the module's `.ts` files): the generic `memory/` location is a folder of notes, and
     one that holds source code is the code's. Files another location takes (a CLAUDE.md in it)
-    stay."""
-    generic = [p for p in paths if "memory/" in p.lower() and not selected(p.lower(), _NAMED_SCOPE, ())]
+    stay. The code files are sought in the walk already made (`walked`), else in git's listing."""
+    generic = {p: folder for p in paths
+               if (folder := _memory_folder(p)) is not None and not selected(p.lower(), _NAMED_SCOPE, ())}
     if not generic:
         return paths
-    code = _git_names(root, ends=CODE_SUFFIXES, listing=listing) if listed is not None else [
-        p for p in _walk(root, skip_dots=True) if p.lower().endswith(CODE_SUFFIXES)]
-    folders = {_memory_folder(p) for p in code or ()} - {None}
-    dropped = {p for p in generic if _memory_folder(p) in folders}
-    return [p for p in paths if p not in dropped]
+    if walked is None:
+        code = _git_names(root, ends=CODE_SUFFIXES, listing=listing) or []
+    else:
+        code = [p for p in walked if p.lower().endswith(CODE_SUFFIXES)]
+    folders = {_memory_folder(p) for p in code}
+    return [p for p in paths if p not in generic or generic[p] not in folders]
 
 
 def _memory_folder(path: str) -> str | None:
@@ -191,7 +197,7 @@ def imported(files: list[str], root: Path) -> list[str]:
 
 
 def _memory_import(name: str) -> bool:
-    return is_memory_file(name) and not never_memory(name) and not is_manifest(name)
+    return is_memory_file(name) and not never_memory(name)  # never_memory: manifests, READMEs
 
 
 def may_hold(paths: Iterable[str], settings: Settings, root: Path) -> bool:

@@ -26,6 +26,7 @@ from pathlib import Path
 from memory_autopsy.cachedir import CACHE_DIR, ignore_itself
 from memory_autopsy.fixes.atomic import read_bytes
 from memory_autopsy.fixes.tempfiles import temp_beside
+from memory_autopsy.ingest.confined import work_tree_top
 
 SNAPSHOTS = "snapshots"
 
@@ -119,13 +120,7 @@ def _folder(path: str, *, create: bool) -> str:
     """The snapshot folder of `path` in its work tree's cache; with `create`, made 0700 (and the
     cache folder's `.gitignore` of `*` written) if it is not there yet."""
     here = os.path.dirname(os.path.abspath(path))
-    top = here
-    while not os.path.lexists(os.path.join(top, ".git")):
-        parent = os.path.dirname(top)
-        if parent == top:
-            top = here
-            break
-        top = parent
+    top = work_tree_top(here) or here
     cache = os.path.join(top, CACHE_DIR)
     folder = os.path.join(cache, SNAPSHOTS, os.path.relpath(here, top))
     if create:

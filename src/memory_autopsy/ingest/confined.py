@@ -91,14 +91,20 @@ class Roots:
 
 
 def _work_tree() -> list[str]:
-    """The nearest folder at or above the working directory that holds `.git` (none: [])."""
-    folder = os.getcwd()
+    """The work tree of the working directory (none: [])."""
+    top = work_tree_top(os.getcwd())
+    return [] if top is None else [top]
+
+
+def work_tree_top(folder: str) -> str | None:
+    """The nearest folder at or above `folder` that holds `.git` (None: there is none); told
+    from the folders alone, no git started."""
     while True:
         if os.path.lexists(os.path.join(folder, ".git")):
-            return [folder]
+            return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return []
+            return None
         folder = parent
 
 
