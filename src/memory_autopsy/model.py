@@ -33,6 +33,11 @@ RECORD_FIELDS = (
 )
 
 
+# The kind of a heading's own claim ("## Phase 5 ✅ COMPLETE"): kept apart from the facts
+# (Store.headings), read by the status layer alone.
+HEADING_KIND = "heading"
+
+
 class Fact(NamedTuple):
     """One canonical claim (SPEC section 2) plus where it was read.
 
@@ -200,6 +205,7 @@ class Store:
     # holds that very object. () without the cache.
     origins: tuple[Any, ...] = ()
     roots: Any = None  # ingest.confined.Roots: where `@imports` may be read (None: the working directory)
+    headings: tuple[Fact, ...] = ()  # headings that mark their title with a status (HEADING_KIND)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,8 @@ class Context:
     # Which facts lie in one store (engine.stores): a layer that picks one counterpart of many
     # picks it from the fact's own store, as only such a pair is reported.
     stores: Stores | None = None
+    # Headings that mark their title with a status (Store.headings): the status layer's alone.
+    headings: Sequence[Fact] = ()
 
     def together(self, a: Fact, b: Fact) -> bool:
         return self.stores is None or self.stores.together(a, b)
@@ -95,7 +97,8 @@ class Context:
         wanted = set(forms)
         groups, active, every = self._groups
         ctx = Context(self.facts, self.settings, self._norm, focus_forms=frozenset(wanted),
-                      cue_lexicon=self.cue_lexicon, cue_vocabulary=self.cue_vocabulary, stores=self.stores)
+                      cue_lexicon=self.cue_lexicon, cue_vocabulary=self.cue_vocabulary, stores=self.stores,
+                      headings=self.headings)
         ctx.__dict__["_groups"] = ({form: facts for form, facts in groups.items() if form in wanted},
                                    {form: facts for form, facts in active.items() if form in wanted}, every)
         return ctx

@@ -54,9 +54,10 @@ def lint_store(
     if settings.focus is not None and settings.focus.issuperset(store.paths):
         # Every file in focus (a store of one file, changed): the full run, with nothing to narrow.
         settings = replace(settings, focus=None)
-    facts = store.facts
+    facts, headings = store.facts, store.headings
     if settings.as_of:
         facts = tuple(f for f in facts if _known_at(f, settings.as_of[:10]))
+        headings = tuple(f for f in headings if _known_at(f, settings.as_of[:10]))
     focus = None
     if settings.focus is not None:
         focus = frozenset(entity_form(f.entity) for f in facts if f.path in settings.focus)
@@ -65,7 +66,7 @@ def lint_store(
     memo = memo_for(settings, store, len(facts))
     stores = Stores(store.paths or {f.path for f in facts}, settings.store_groups)
     ctx = Context(facts, settings, focus_forms=focus, cue_lexicon=store.cue_lexicon,
-                  cue_vocabulary=store.cue_vocabulary, stores=stores)
+                  cue_vocabulary=store.cue_vocabulary, stores=stores, headings=headings)
     found: list[Finding] = []
     found += hygiene.bad_input(store)
     # Provenance and windows judge each file's facts alone: a focused run reads the focus only.
@@ -93,7 +94,7 @@ def lint_store(
         found += grounding.find(own, repository, settings.exclude)  # each fact alone: the focus only
     if extra_layer is not None:
         found += extra_layer(ctx, found)
-    found = judges.judge(found, facts, stores)
+    found = judges.judge(found, (*facts, *headings) if headings else facts, stores)
     if store.files:  # after the judges: only a finding they let fail is made an error
         reach = reachability.analyse(store, settings.budgets)
         found += reachability.find(store, facts, reach)

@@ -32,11 +32,14 @@ _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
 
 
 def find(ctx: Context) -> Iterator[Finding]:
-    done = [f for f in ctx.active if f.status == "done" or f.kind == "event"]  # done evidence
+    # A heading that marks its title ("## Phase 5 ✅ COMPLETE", "### Segments - IN PROGRESS")
+    # is a side like any item: done evidence, or a task still pending.
+    claims = [*ctx.active, *ctx.headings] if ctx.headings else ctx.active
+    done = [f for f in claims if f.status == "done" or f.kind == "event"]  # done evidence
     if not done:
         return
     index = _Index(ctx, done)
-    for fact in ctx.active:
+    for fact in claims:
         if fact.status not in PENDING:
             continue
         match = index.best(fact)

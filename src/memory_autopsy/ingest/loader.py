@@ -38,7 +38,7 @@ from memory_autopsy.ingest.records import (
     sent,
 )
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import Declaration, Fact, Problem, Store
+from memory_autopsy.model import HEADING_KIND, Declaration, Fact, Problem, Store
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 
 if TYPE_CHECKING:
@@ -157,8 +157,12 @@ def load_sources(
     del items
     memo = cache.memo if cache is not None else None
     facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
+    headings = tuple(f for f in facts if f.kind == HEADING_KIND)
+    if headings:
+        facts = [f for f in facts if f.kind != HEADING_KIND]
     return Store(
         facts=tuple(facts),
+        headings=headings,
         declarations=tuple(declarations),
         problems=tuple(all_problems),
         related_entities=frozenset(related),

@@ -36,7 +36,7 @@ from memory_autopsy.ingest.reading import (
 )
 from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import Declaration, Fidelity, Problem
+from memory_autopsy.model import HEADING_KIND, Declaration, Fidelity, Problem
 
 # Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
 # position of a long line.
@@ -255,6 +255,23 @@ class Parser:
             self.section_dates[ident] = date
             if self.entry == ident:
                 self.entry_dates.setdefault(ident, (date, ident))
+        if kind is None and name:
+            self._heading_claim(block, name)
+
+    def _heading_claim(self, block: Block, name: str) -> None:
+        """A heading that marks its own title with a status ("## Phase 5: Polish ✅ COMPLETE",
+        "### Segments - IN PROGRESS", "## 阶段 2 - ✅ 已完成") says that of its title: a claim of
+        kind `heading`, which only the status layer reads (Store.headings). A generic heading
+        ("Next Steps", "✅ Completed") gives its items a status and is no claim itself."""
+        status = status_of(block.text, self.lexicon)
+        if not status:
+            return
+        draft = Draft(
+            entity=self._entity or self.file_entity, claim=name, path=self.path, line=block.line,
+            fidelity=Fidelity.PARTIAL, body=name, named=True,
+        )
+        self._finish(draft, block, status)
+        draft.kind, draft.status = HEADING_KIND, status
 
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:

@@ -155,7 +155,7 @@ def _judge(candidate: Fact, store: Store, settings: Settings, notes: list[str]) 
     masking = _history_copies(candidate, report)
     if masking:
         kept = tuple(f for f in store.facts if f.id not in masking or f is candidate)
-        report = lint_loaded(Store(facts=kept, paths=store.paths), settings)
+        report = lint_loaded(Store(facts=kept, paths=store.paths, headings=store.headings), settings)
         notes.append("re-asserts a claim stored as history (" + ", ".join(sorted(masking)) + ")")
     involved = list(_involving(candidate, report))
     record = MappingProxyType(candidate.record())

@@ -1,0 +1,108 @@
+"""A heading that marks its own title with a status says that of its title: "## Phase 5:
+Polish ✅ COMPLETE", "# Alert System - COMPLETED ✅", "## 阶段 2 - ✅ 已完成" record the work
+done, "### Segments - IN PROGRESS" and "### Phase 3: AI Screening (NEXT)" record it pending.
+The status layer reads such headings as sides of a status conflict; no other layer sees them
+(they are no facts: the fact count, copies and the fix plan are as before)."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write
+
+DONE_HEADINGS = [
+    "## {task} ✅ COMPLETE",
+    "## {task} - COMPLETED ✅",
+    "### 2. {task} ✅",
+    "## {task} (Completed)",
+    "# {task} - DONE",
+    "## ✅ {task}",
+]
+PENDING_ITEMS = [
+    "## Next Steps\n- {task}\n",
+    "## Tasks\n- [ ] {task}\n",
+    "## Current Focus\n- {task} (in progress)\n",
+]
+TASKS = ["Alert system implementation", "Segments filter panel", "Interactive learning system"]
+
+
+def scan(root: Path, *args: str) -> dict[str, object]:
+    code, out, err = run_cli("scan", str(root), "--json", "--fail-on", "never", *args)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def conflicts(root: Path) -> list[dict[str, object]]:
+    report = scan(root)
+    return [f for f in report["findings"] if f["rule"] == "status_conflict"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("heading", "pending", "task"), list(product(DONE_HEADINGS, PENDING_ITEMS, TASKS)))
+def test_a_task_pending_in_one_file_and_done_in_a_heading_of_another_conflicts(
+        tmp_path: Path, heading: str, pending: str, task: str) -> None:
+    write(tmp_path / "memory-bank" / "activeContext.md", "# Active Context\n\n" + pending.format(task=task))
+    write(tmp_path / "memory-bank" / "progress.md",
+          "# Progress\n\n" + heading.format(task=task) + "\n\nShipped with tests and docs.\n")
+    found = conflicts(tmp_path)
+    assert len(found) == 1, found
+    sides = {Path(str(found[0]["path"])).name, *(Path(str(r["path"])).name for r in found[0]["related"])}  # type: ignore[union-attr]
+    assert sides == {"activeContext.md", "progress.md"}
+
+
+@pytest.mark.parametrize("heading", [
+    "### {task} - IN PROGRESS 🏗️", "### {task} (NEXT)", "## {task} - TODO",
+])
+def test_a_heading_still_pending_conflicts_with_the_task_done_elsewhere(tmp_path: Path, heading: str) -> None:
+    task = "Segments filter panel"
+    write(tmp_path / "memory-bank" / "productContext.md",
+          "# Product\n\n" + heading.format(task=task) + "\n\nThe panel filters by segment.\n")
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n- [x] {task}\n")
+    found = conflicts(tmp_path)
+    assert [Path(str(f["path"])).name for f in found] == ["productContext.md"], found
+
+
+def test_headings_in_ideographs_are_read_alike(tmp_path: Path) -> None:
+    write(tmp_path / "memory-bank" / "activeContext.md", "# 当前\n\n## 下一步工作\n- 阶段 2 自动记忆\n")
+    write(tmp_path / "memory-bank" / "progress.md", "# 进度\n\n## 阶段 2 (自动记忆) - ✅ 已完成\n\n说明。\n")
+    assert len(conflicts(tmp_path)) == 1
+
+
+@pytest.mark.parametrize("heading", [
+    "## ✅ Completed", "## Completed Tasks", "## Next Steps", "## Alert system implementation",
+    "## Definition of Done", "## Alert system implementation plan",
+])
+def test_a_heading_with_no_status_of_its_own_is_no_side(tmp_path: Path, heading: str) -> None:
+    """A generic heading gives its items a status and says nothing itself; a named heading
+    with no mark says no status."""
+    write(tmp_path / "memory-bank" / "activeContext.md", "# Active\n\n## Next Steps\n- Alert system implementation\n")
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n{heading}\n\nNotes follow here today.\n")
+    assert conflicts(tmp_path) == []
+
+
+def test_heading_claims_are_no_facts(tmp_path: Path) -> None:
+    """The fact count, copies and near copies, and the parse cache: as if the heading read no claim."""
+    body = "# Progress\n\n## Export to CSV ✅ COMPLETE\n\n- Export to CSV ✅ COMPLETE\n- Import from CSV\n"
+    write(tmp_path / "memory-bank" / "progress.md", body)
+    cold = scan(tmp_path)
+    assert cold["facts"] == 2, cold
+    assert [f["rule"] for f in cold["findings"] if f["rule"] in ("duplicate", "near_duplicate")] == []  # type: ignore[index]
+    warm = scan(tmp_path)
+    assert warm["findings"] == cold["findings"]
+
+
+def test_fix_never_touches_a_heading(tmp_path: Path) -> None:
+    """A status conflict whose done side is a heading plans no fix: the pending item is kept
+    for a person (it is no copy of the heading), and the heading is never struck."""
+    write(tmp_path / "memory-bank" / "activeContext.md", "# Active\n\n## Next Steps\n- Alert system implementation\n")
+    progress = "# Progress\n\n# Alert system implementation - COMPLETED ✅\n\nDone.\n"
+    write(tmp_path / "memory-bank" / "progress.md", progress)
+    assert len(conflicts(tmp_path)) == 1
+    active = (tmp_path / "memory-bank" / "activeContext.md").read_text(encoding="utf-8")
+    code, out, err = run_cli("report", "memory-bank", "--apply", "--yes-i-know", "--isolated", cwd=tmp_path)
+    assert code in (0, 1), err
+    assert (tmp_path / "memory-bank" / "progress.md").read_text(encoding="utf-8") == progress
+    assert (tmp_path / "memory-bank" / "activeContext.md").read_text(encoding="utf-8") == active
