@@ -106,3 +106,13 @@ def test_fix_never_touches_a_heading(tmp_path: Path) -> None:
     assert code in (0, 1), err
     assert (tmp_path / "memory-bank" / "progress.md").read_text(encoding="utf-8") == progress
     assert (tmp_path / "memory-bank" / "activeContext.md").read_text(encoding="utf-8") == active
+
+
+def test_a_heading_claim_names_no_entity(tmp_path: Path) -> None:
+    """Names are resolved over the facts alone: a heading's claim beside a look-alike entity
+    ("Billing", "## Biling ✅") is no name to pair (it stopped the run with a KeyError)."""
+    write(tmp_path / "memory.md", "# Memory\n\n## Billing\n- Billing uses Stripe for invoices\n\n"
+                                  "## Biling ✅\n\nShipped.\n")
+    code, out, err = run_cli("scan", str(tmp_path / "memory.md"), "--json", "--fail-on", "never")
+    assert code == 0, err
+    assert "unresolved_alias" not in {f["rule"] for f in json.loads(out)["findings"]}

@@ -156,10 +156,11 @@ def load_sources(
         cache.flush()  # what is left: parses without drafts, and entries read that a run amends
     del items
     memo = cache.memo if cache is not None else None
-    facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
+    # A heading's claim is no fact: it names no entity, and only the status layer reads it
     headings = tuple(f for f in facts if f.kind == HEADING_KIND)
     if headings:
         facts = [f for f in facts if f.kind != HEADING_KIND]
+    facts, declarations, alias_pairs, related = resolve_entities(facts, declarations, related, memo)
     return Store(
         facts=tuple(facts),
         headings=headings,
