@@ -68,3 +68,27 @@ def test_tasks_that_only_share_some_letters_stay_apart(tmp_path: Path, pending: 
     write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {pending}\n")
     write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n{done}\n")
     assert conflicts(tmp_path) == []
+
+
+@pytest.mark.parametrize(("claim", "status"), [
+    ("阶段 2 (自动记忆): 正在开发 NLU + 定价引擎", "in_progress"),
+    ("機能A: 未実装のまま", "pending"),
+    ("状態: 完了", "done"),
+    ("Phase 2: 完成度 80%", ""),  # the degree of completion: the ideographs go on
+    ("ASR：默认使用阿里云 paraformer", ""),
+])
+def test_a_label_whose_value_opens_with_a_status_word_in_ideographs(claim: str, status: str) -> None:
+    from memory_autopsy.ingest.reading import status_of
+
+    assert status_of(claim, default_lexicon()) == status
+
+
+@pytest.mark.parametrize(("pending", "done"), [
+    ("2. README_ja.md の作成", "### 3. README_ja.md 更新 ✅"),  # the list number is no task word
+    ("1) Export to CSV", "- [x] Export to CSV"),
+    ("阶段 2 (自动记忆): 正在开发 NLU + 定价引擎", "## 阶段 2 (自动记忆) - ✅ 已完成"),
+])
+def test_a_numbered_or_labelled_task_is_matched_by_its_words(tmp_path: Path, pending: str, done: str) -> None:
+    write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {pending}\n")
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n{done}\n\nRecorded.\n")
+    assert [Path(str(f["path"])).name for f in conflicts(tmp_path)] == ["activeContext.md"]

@@ -38,6 +38,7 @@ _BLANKS = lazyre.compile(r"\s+")
 # dash to the next (`\d{4}-…` was tried at every place of the line).
 _DAY_DASHES = lazyre.compile(r"-\d\d-\d\d")
 _NOT_A_NAME = lazyre.compile(r"[/\\\[\]{}<>|]")
+_IDEOGRAPH = lazyre.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # a kanji or hanzi
 _SEPARATORS = (" - ", " — ", " – ")  # "Fix the login - done"
 # A run of words in capitals ("Iter 2 DONE (feel): …", "(Phase 3 - TO BE IMPLEMENTED)"): one
 # word, then single blanks and words; nothing before it can also start one (linear).
@@ -84,6 +85,10 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
         ending = _cjk_status(key, lexicon, at_end=True)  # "书架页面交互功能完善完成: …"
         if ending:
             return ending
+        if not plain:  # "阶段 2 (自动记忆): 正在开发 NLU": a predicate in ideographs opens with its status
+            opening = _opening_status(label.group(2).lstrip(" *_").casefold(), lexicon)
+            if opening:
+                return opening
     leading = "" if plain else _cjk_status(text.casefold(), lexicon, at_end=False)  # "完成Favorite…"
     if leading:
         return leading
@@ -147,6 +152,15 @@ def _cjk_status(text: str, lexicon: Lexicon, *, at_end: bool) -> str:
         return ""
     for word, status in _words_of(lexicon).cjk:
         if (text.endswith(word) if at_end else text.startswith(word)) and len(text) > len(word):
+            return status
+    return ""
+
+
+def _opening_status(text: str, lexicon: Lexicon) -> str:
+    """The CJK status word a label's value opens with, as a word of its own: "正在开发 NLU",
+    "未実装のまま", "完了", not "完成度 80%" (the degree of completion), where an ideograph goes on."""
+    for word, status in _words_of(lexicon).cjk:
+        if text.startswith(word) and not _IDEOGRAPH.match(text, len(word)):
             return status
     return ""
 
