@@ -6,8 +6,10 @@ description (`judge` in the JSON output: rule[/how]/order/place/evidence). A fin
 when it is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its
 order), and wrong otherwise. The counts of right and wrong findings per description and per
 coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of) are written to
-judges.json; the engine turns them into severities (engine/judges.py). The test part is never
-scanned here.
+judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
+findings are counted on the dev part of the grounding eval (eval/grounding, as
+`run_grounding.py` scores them: right when they name a rotted claim), per rule/how/repository
+and rule/repository. The test parts are never scanned here.
 
     python eval/calibrate.py            # print the counts and what they decide
     python eval/calibrate.py --write    # and write them to judges.json
@@ -23,9 +25,10 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import run_grounding as rg
 import run_real as rr
 
-from memory_autopsy.engine.judges import Judges, keys_of
+from memory_autopsy.engine.judges import REPOSITORY, Judges, grounding_keys, keys_of
 
 JUDGES = rr.EVAL_DIR.parent / "src" / "memory_autopsy" / "lexicon" / "judges.json"
 
@@ -59,6 +62,21 @@ def counts(items: list[dict[str, Any]], labels: rr.Labels) -> dict[str, list[int
     return {key: [out[key, True], out[key, False]] for key in keys}
 
 
+def grounding_counts() -> tuple[dict[str, list[int]], int]:
+    """Right and wrong grounding findings per description on the grounding eval's dev part."""
+    dev = json.loads((rg.DATA / "split.json").read_text("utf-8"))["dev"]
+    out: Counter[tuple[str, bool]] = Counter()
+    for name in dev:
+        result = rg.score(rg.DATA / "repos" / name, rr.DEFAULT_SRC)
+        for right, found in ((True, result["right"]), (False, result["wrong"])):
+            for item in found:  # type: ignore[attr-defined]
+                rule, how, _ = str(item["judge"]).split("/")
+                for key in grounding_keys(rule, how):
+                    out[key, right] += 1
+    keys = sorted({key for key, _ in out})
+    return {key: [out[key, True], out[key, False]] for key in keys}, len(dev)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"write the counts to {JUDGES}")
@@ -80,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         items = [i for found in pool.map(lambda f: scan(f, env, args.timeout), dev) for i in found]
     data = json.loads(JUDGES.read_text(encoding="utf-8"))
     fitted = counts(items, labels)
+    grounded, repositories = grounding_counts()
+    fitted.update(grounded)
     if args.check:
         stale = sorted(k for k in set(fitted) | set(data["counts"]) if fitted.get(k) != data["counts"].get(k))
         for key in stale:
@@ -87,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if stale else 0
     data["counts"] = fitted
     data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
-                         f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems)")
+                         f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems); grounding "
+                         f"findings ({REPOSITORY}) on the dev part of eval/grounding ({repositories} repositories)")
     judges = Judges({key: (tp, fp) for key, (tp, fp) in fitted.items()}, float(data["min_precision"]),
                     int(data["min_support"]))
     for key, (tp, fp) in fitted.items():

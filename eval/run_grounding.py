@@ -5,7 +5,9 @@ as an empty file, its manifests and memory files as they are, one commit. Its me
 scanned there; the grounding findings (missing_path, missing_command, and stale or
 status_conflict drawn from the repository) are matched to the labels by file, line and the
 text they name. A finding that matches a rotted label is right; any other is a false alarm.
-Recall counts the rotted labels a finding names. The dev part is itemised; the test part is
+Precision is of the findings that fail a default run (warning or error: the judges let them
+fail, engine/judges.py), beside that of every finding reported; recall counts the rotted labels
+any finding names. The dev part is itemised; the test part is
 reported by its figures alone (it is for reporting, never for tuning).
 
     python eval/run_grounding.py            # figures per part and rule; dev false alarms and misses
@@ -30,6 +32,7 @@ DATA = HERE / "grounding"
 ROOT = HERE.parent
 RULES = ("missing_path", "missing_command", "stale", "status_conflict")
 KIND_OF = {"missing_path": "path", "status_conflict": "path", "missing_command": "command", "stale": "version"}
+FAILING = frozenset({"warning", "error"})  # the severities a default run fails on
 GIT = ["git", "-c", "user.name=eval", "-c", "user.email=eval@localhost", "-c", "commit.gpgsign=false"]
 
 
@@ -113,7 +116,8 @@ def score(folder: Path, src: Path) -> dict[str, object]:
         match = [i for i, label in enumerate(labels) if _matches(finding, label)]
         rotted = [i for i in match if labels[i]["label"] == "rotted"]
         (right if rotted else wrong).append({"rule": finding["rule"], "at": f"{finding['path']}:{finding['line']}",
-                                             "message": finding["message"],
+                                             "message": finding["message"], "judge": finding.get("judge", ""),
+                                             "failing": finding["severity"] in FAILING,
                                              "label": labels[match[0]]["label"] if match else "unlabelled"})
         hit.update(rotted)
     missed = [label for i, label in enumerate(labels) if label["label"] == "rotted" and i not in hit]
@@ -142,12 +146,19 @@ def summary(results: list[dict[str, object]]) -> dict[str, object]:
         rules[rule] = {"right": right, "wrong": wrong,
                        "precision": round(right / (right + wrong), 3) if right + wrong else None}
     right, wrong = total("right"), total("wrong")
+    failing_right = sum(1 for r in results for f in r["right"] if f["failing"])  # type: ignore[attr-defined]
+    failing_wrong = sum(1 for r in results for f in r["wrong"] if f["failing"])  # type: ignore[attr-defined]
     recall = {kind: {"found": total("found", kind), "rotted": total("rotted", kind),
                      "recall": round(total("found", kind) / total("rotted", kind), 3) if total("rotted", kind) else None}
               for kind in ("path", "version", "command")}
-    return {"repositories": len(results), "right": right, "wrong": wrong,
-            "precision": round(right / (right + wrong), 3) if right + wrong else None,
+    return {"repositories": len(results), "right": failing_right, "wrong": failing_wrong,
+            "precision": _share(failing_right, failing_wrong),
+            "reported": {"right": right, "wrong": wrong, "precision": _share(right, wrong)},
             "recall": recall, "rules": rules}
+
+
+def _share(right: int, wrong: int) -> float | None:
+    return round(right / (right + wrong), 3) if right + wrong else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,14 +183,18 @@ def main(argv: list[str] | None = None) -> int:
             recall = numbers["recall"]
             assert isinstance(recall, dict)
             rec = "   ".join(f"{k} {v['found']}/{v['rotted']}" for k, v in recall.items())
+            reported = numbers["reported"]
+            assert isinstance(reported, dict)
             print(f"{part:5} ({numbers['repositories']} repositories): precision {numbers['precision']} "
-                  f"({numbers['right']}/{numbers['right'] + numbers['wrong']})   rotted found: {rec}")  # type: ignore[operator]
+                  f"({numbers['right']}/{numbers['right'] + numbers['wrong']} failing; "  # type: ignore[operator]
+                  f"{reported['precision']} of all {reported['right'] + reported['wrong']} reported)   rotted found: {rec}")
         print("\nrules (dev):")
         for rule, value in figures["dev"]["rules"].items():  # type: ignore[attr-defined]
             print(f"  {rule:16} right {value['right']:3}  wrong {value['wrong']:3}  precision {value['precision']}")
         print("\nfalse alarms (dev):")
         for item in dev_items["false_alarms"]:
-            print(f"  {item['folder']:34} {item['at']:48} [{item['label']}] {item['message'][:110]}")
+            state = "fails" if item["failing"] else "review"
+            print(f"  {item['folder']:34} {item['at']:48} [{item['label']}] {state:6} {item['message'][:110]}")
         print("\nmissed rotted claims (dev):")
         for item in dev_items["missed"]:
             print(f"  {item['folder']:34} {item['file']}:{item['line']} {item['kind']:8} {item['text']!r}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import committed_repo, git, run_cli, run_process, write
+from conftest import ROOT, committed_repo, git, run_cli, run_process, write
 from memory_autopsy.grounds import admits
 
 PACKAGE = json.dumps({
@@ -60,6 +60,34 @@ def test_paths_versions_and_commands_are_checked_against_the_repository(tmp_path
     assert "the repository has `src/lib/api/client.ts`" in messages  # where the file went
     assert "react '^19.0.0' (package.json:" in messages  # the manifest line that says otherwise
     assert "it defines: build, test, test:unit" in messages
+
+
+def _fenced(text: str, after: str, fence: str) -> tuple[int, int]:
+    """Where the body of the first `fence` block after `after` starts and ends in `text`."""
+    start = text.index(fence + "\n", text.index(after)) + len(fence) + 1
+    return start, text.index("```\n", start)
+
+
+def test_the_readme_example_is_what_a_scan_prints(tmp_path: Path, update_golden: bool) -> None:
+    """README "Memory against its repository": the package.json and the memory file it shows,
+    scanned in a repository of them, print the output it shows."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = "### Memory against its repository"
+    package = readme[slice(*_fenced(readme, section, "```json"))]
+    memory = readme[slice(*_fenced(readme, section, "```markdown"))]
+    start, end = _fenced(readme, section, "```console")
+    repo = committed_repo(tmp_path / "repo", {
+        "package.json": package, "src/lib/api/client.ts": "", "docs/setup.md": "# Setup\n",
+        "memory-bank/techContext.md": memory,
+    })
+    code, out, err = run_cli("scan", "memory-bank/", cwd=repo)
+    assert code == 1, err
+    shown = "$ memory-autopsy scan memory-bank/\n" + out
+    if update_golden:
+        (ROOT / "README.md").write_text(readme[:start] + shown + readme[end:], encoding="utf-8")
+        return
+    assert readme[start:end] == shown
+    assert memory == MEMORY and json.loads(package) == json.loads(PACKAGE)
 
 
 def test_each_finding_links_what_the_repository_holds_instead(tmp_path: Path) -> None:
@@ -279,3 +307,20 @@ def test_claims_are_read_as_written_and_names_as_their_manifests_write_them(tmp_
     assert "`test/__snapshots__/hello.json`" in messages[0] and "`docs/journeys/`" in messages[1]
     assert "react-hook-form '^7.60.0'" in messages[2] and "@tanstack/react-query '^5.83.0'" in messages[3]
     assert "vitest '^3.2.4'" in messages[4] and "pnpm '10.12.4' (package.json:4)" in messages[5]
+
+
+def test_each_grounding_finding_is_judged_by_how_the_repository_answered(tmp_path: Path) -> None:
+    """A missing path git lists under another folder fails as a warning; one git lists nowhere
+    is review (below 0.95 precision on the grounding eval's dev part), as a missing command is
+    (too few measured). Each names its description."""
+    memory = ("# Tech\n\n- The API client lives in `src/api/client.ts`\n- The queue lives in `src/queue/worker.ts`\n"
+              "- Run `npm run test:e2e` before merging\n")
+    code, out, err = run_cli("scan", "memory-bank/", "--json", "--fail-on", "never", cwd=repository(tmp_path, memory))
+    assert code == 0, err
+    judged = {(f["rule"], f["line"]): (f["severity"], f["judge"]) for f in json.loads(out)["findings"]
+              if f["rule"] in ("missing_path", "missing_command")}
+    assert judged == {
+        ("missing_path", 3): ("warning", "missing_path/one/repository"),
+        ("missing_path", 4): ("review", "missing_path/nowhere/repository"),
+        ("missing_command", 5): ("review", "missing_command/npm/repository"),
+    }

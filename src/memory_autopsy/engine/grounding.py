@@ -23,6 +23,7 @@ from functools import lru_cache
 from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
+from memory_autopsy.engine.judges import REPOSITORY
 from memory_autopsy.grounds import Declared, Repository, admits
 from memory_autopsy.model import Fact, Finding, Location
 from memory_autopsy.selection import matches
@@ -84,8 +85,9 @@ def _shown(repo: Repository, path: str) -> str:
 def _grounded(rule: str, fact: Fact, message: str, where: list[tuple[str, int]], repo: Repository,
               **extra: object) -> Finding:
     """A finding on the fact whose other side is what the repository holds (a listed file, a
-    manifest line): a related location with no fact."""
-    finding = fact_finding(rule, fact, message, extra=extra)
+    manifest line): a related location with no fact. Its `how` says how the repository answered
+    (engine/judges.py grades each answer by how often it was right)."""
+    finding = fact_finding(rule, fact, message, extra={**extra, "evidence": REPOSITORY})
     return finding._replace(related=tuple(Location(_shown(repo, path), line, "", -1) for path, line in where))
 
 
@@ -221,15 +223,16 @@ def _leads(claim: str, path: str) -> bool:
 
 def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str], moved: bool = False) -> Finding:
     if moved:
-        instead = f"; git records it renamed to `{elsewhere[0]}`"
+        how, instead = "moved", f"; git records it renamed to `{elsewhere[0]}`"
     elif len(elsewhere) == 1:
-        instead = f"; the repository has `{elsewhere[0]}`"
+        how, instead = "one", f"; the repository has `{elsewhere[0]}`"
     elif elsewhere:
+        how = "several"
         instead = f"; files of that name: {', '.join(f'`{p}`' for p in elsewhere[:3])}" + (" …" if len(elsewhere) > 3 else "")
     else:
-        instead = ""
+        how, instead = "nowhere", ""
     return _grounded("missing_path", fact, f"`{path}` is not in the repository (git lists no such file or folder){instead}",
-                     [(p, 1) for p in elsewhere[:3]], repo,
+                     [(p, 1) for p in elsewhere[:3]], repo, how=how,
                      path_named=path, instead=elsewhere[0] if len(elsewhere) == 1 else None)
 
 
@@ -237,7 +240,7 @@ def _done_elsewhere(fact: Fact, repo: Repository, path: str, found: str) -> Find
     return _grounded(
         "status_conflict", fact,
         f"{fact.status.replace('_', ' ')} here, but the repository already has `{found}` (memory names `{path}`)",
-        [(found, 1)], repo, how="repository", path_named=path, instead=found)
+        [(found, 1)], repo, how="done_elsewhere", path_named=path, instead=found)
 
 
 # -- versions -----------------------------------------------------------------------------
@@ -262,7 +265,7 @@ def _versions(fact: Fact, repo: Repository) -> Iterator[Finding]:
     if own and repo.own_versions:
         declared = repo.own_versions[0]
         if declared.version != own.group(1):
-            yield _stale(fact, repo, "the project", own.group(1), [declared])
+            yield _stale(fact, repo, "the project", own.group(1), [declared], how="own_version")
         return
     pattern = _names_pattern(repo)
     if pattern is None:
@@ -275,15 +278,15 @@ def _versions(fact: Fact, repo: Repository) -> Iterator[Finding]:
             continue  # "React 17+": at least 17, which a newer declaration meets
         comparable = [d for d in repo.dependencies.get(_dependency(written, repo), []) if admits(d.version, "0") is not None]
         if comparable and all(admits(d.version, match.group("version")) is False for d in comparable):
-            yield _stale(fact, repo, written, match.group("version"), comparable)
+            yield _stale(fact, repo, written, match.group("version"), comparable, how="manifest")
 
 
-def _stale(fact: Fact, repo: Repository, name: str, version: str, declared: list[Declared]) -> Finding:
+def _stale(fact: Fact, repo: Repository, name: str, version: str, declared: list[Declared], how: str) -> Finding:
     first = declared[0]
     message = (f"{name} {version} here, but the repository declares {first.name or 'version'} "
                f"{first.version!r} ({first.path}:{first.line})")
     return _grounded("stale", fact, message, [(d.path, d.line) for d in declared[:3]], repo,
-                     how="repository", declared=first.version)
+                     how=how, declared=first.version)
 
 
 def _dependency(written: str, repo: Repository) -> str:
@@ -361,4 +364,4 @@ def _commands(fact: Fact, repo: Repository, claim: str) -> Iterator[Finding]:
         yield _grounded(
             "missing_command", fact,
             f"`{written}`: no {', '.join(where[:2])} in the repository defines the {kind} `{name}` (it defines: {known})",
-            sorted(set(defined.values()))[:1], repo, command=written)
+            sorted(set(defined.values()))[:1], repo, how=runner, command=written)

@@ -22,6 +22,16 @@ default run. A description the dev part never saw keeps the rule's severity for 
 records (what the synthetic eval measures) and is `review` for prose, which proves nothing
 by itself. A severity the rule file sets for a rule is applied after, and wins.
 
+Findings of the grounding layer (engine/grounding.py) have no second claim: their other side is
+what the repository holds. Their evidence is `repository`, and their description is the rule
+and how the repository answered (`how`: a missing path git lists `nowhere`, under `one` other
+folder, under `several`, or `moved` by a rename; a version against a `manifest` or the
+project's `own_version`; a script no `npm`, `make` or `just` file defines; a task open for a
+file that is `done_elsewhere`): rule/how/repository, then rule/repository. Their counts come
+from the dev part of the grounding eval (eval/grounding), and they are judged as prose is: a
+description measured right at least `min_precision` of the time keeps the rule's severity,
+any other is `review`.
+
 Before judging, two clean-ups of the pairs themselves: a pair whose sides lie in two memory
 stores is dropped unless the rule file groups the stores (engine.stores), and a pair reported
 twice in the same words at the same places (two cells of one table row) is reported once.
@@ -51,6 +61,8 @@ JUDGED = frozenset({
     "numeric_drift",
 })
 
+
+REPOSITORY = "repository"  # the evidence of a grounding finding: what the repository holds
 
 JUDGES_FILE = Path(__file__).resolve().parent.parent / "lexicon" / "judges.json"
 
@@ -99,6 +111,11 @@ def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple
     return f"{named}/{order}/{place}/{evidence}", f"{named}/{evidence}", f"{rule}/{evidence}"
 
 
+def grounding_keys(rule: str, how: str) -> tuple[str, str]:
+    """A grounding finding's description and its coarser level: rule/how/repository, rule/repository."""
+    return f"{rule}/{how}/{REPOSITORY}", f"{rule}/{REPOSITORY}"
+
+
 def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores) -> list[Finding]:
     """The findings with cross-store pairs dropped, repeats folded and severities judged."""
     judges = default_judges()
@@ -109,6 +126,9 @@ def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores) -> list[F
     out: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     for finding in found:
+        if finding.get("evidence") == REPOSITORY:
+            out.append(_graded_keys(finding, judges, grounding_keys(finding.rule, str(finding.get("how") or "")), False))
+            continue
         if finding.rule not in PAIR_RULES or not finding.fact_ids:
             out.append(finding)
             continue
@@ -132,7 +152,11 @@ def judge(found: list[Finding], facts: Iterable[Fact], stores: Stores) -> list[F
 
 def _graded(finding: Finding, judges: Judges, description: tuple[str, str, str]) -> Finding:
     keys = keys_of(finding.rule, str(finding.get("how") or ""), *description)
-    _, keeps = judges.verdict(keys, description[2] == "records")
+    return _graded_keys(finding, judges, keys, description[2] == "records")
+
+
+def _graded_keys(finding: Finding, judges: Judges, keys: tuple[str, ...], records: bool) -> Finding:
+    _, keeps = judges.verdict(keys, records)
     extra = dict(finding.extra)
     extra["judge"] = keys[0]
     severity = finding.severity
