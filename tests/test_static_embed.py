@@ -135,3 +135,49 @@ def test_without_the_extra_the_run_is_degraded_and_says_how_to_install_it(tmp_pa
 ])
 def test_a_value_is_a_name_a_version_a_quantity_a_path_or_an_identifier(text: str, kind: str) -> None:
     assert value_kind(text, DEFAULT_VOCABULARY) == kind
+
+
+def _ci_engine(root: Path, *args: str) -> tuple[str, set[str]]:
+    from conftest import run_cli
+
+    code, out, err = run_cli("ci", "memory-bank", "--format", "json", "--fail-on", "never", "--no-cache", *args, cwd=root)
+    assert code == 0, err
+    report = json.loads(out)
+    return report["engine"], {f["rule"] for f in report["findings"]}
+
+
+@pytest.fixture
+def restated(tmp_path: Path) -> Path:
+    a, b = RESTATED[1]
+    _two_files(tmp_path, a, b)
+    return tmp_path
+
+
+def test_ci_embeds_with_the_static_model_when_it_is_installed(restated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing chosen and no server named: `ci` runs layer 3 with the packaged model (it found
+    more on the real eval's test part, failing no more), and reports the restatement."""
+    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
+    engine, rules = _ci_engine(restated, "--isolated")
+    assert engine == "embed" and "near_duplicate" in rules
+
+
+@pytest.mark.parametrize("chosen", ["--engine heuristic", "rule file"])
+def test_ci_keeps_the_engine_chosen(restated: Path, chosen: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
+    if chosen == "rule file":
+        (restated / "memory-autopsy.toml").write_text('engine = "heuristic"\n', encoding="utf-8")
+        assert _ci_engine(restated)[0] == "heuristic"
+    else:
+        assert _ci_engine(restated, "--isolated", *chosen.split())[0] == "heuristic"
+
+
+def test_ci_without_the_extra_runs_the_heuristics_quietly(restated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `degraded` for an engine nobody asked for; a server named in the environment is not
+    embedded with by default either (where requests go is the workflow's choice)."""
+    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
+    monkeypatch.setattr("memory_autopsy.embed.static.installed", lambda: False)
+    engine, rules = _ci_engine(restated, "--isolated")
+    assert engine == "heuristic" and "degraded" not in rules
+    monkeypatch.undo()
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9")
+    assert _ci_engine(restated, "--isolated")[0] == "heuristic"

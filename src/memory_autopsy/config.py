@@ -90,6 +90,7 @@ def build_settings(checked: dict[str, Any], base: Path) -> Settings:
     for key, field_name in (("include", "include"), ("exclude", "exclude"), ("engine", "engine")):
         if key in checked:
             changes[field_name] = checked[key]
+    changes["engine_chosen"] = "engine" in checked
     if "fail-on" in checked:
         changes["fail_on"] = checked["fail-on"]
     if "baseline" in checked:

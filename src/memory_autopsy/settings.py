@@ -34,6 +34,7 @@ class Settings:
     """Everything one run is configured with: the rule file, the command line and the caller's."""
 
     engine: str = "heuristic"
+    engine_chosen: bool = False  # the rule file names an engine (`ci` then keeps it)
     # info informs and never fails a run unless asked: a hook that fails on notes gets uninstalled
     fail_on: Severity = Severity.WARNING
     severities: Mapping[str, Severity | None] = field(default_factory=lambda: MappingProxyType({}))

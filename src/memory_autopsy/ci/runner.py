@@ -45,6 +45,20 @@ from memory_autopsy.scope import context_files, scope_root
 from memory_autopsy.settings import Settings
 
 
+def semantic_by_default(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`ci` embeds with the packaged static model when it is installed (the `semantic` extra) and
+    no engine was chosen (`--engine`, the rule file's `engine`) nor a server named: on the
+    real-memory eval's test part it found 0.11 more of the labelled problems, failing no more
+    findings. Without the extra, the heuristic engine runs as before: no `degraded`, which is
+    for an engine asked for."""
+    from memory_autopsy.embed.client import is_static
+    from memory_autopsy.embed.static import installed
+
+    if args.engine or settings.engine_chosen or not is_static(settings.embed) or not installed():
+        return settings
+    return replace(settings, engine="embed")
+
+
 def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from memory_autopsy.embed.trust import runner_embed
     from memory_autopsy.pipeline import lint
@@ -53,7 +67,7 @@ def run_ci(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--statistics prints a text table, not {args.format}: add --format text")
 
     rule_filter(args)  # --select/--ignore are checked before the scope is read
-    settings = runner_embed(settings_from_args(args), err)  # the endpoint and key: the runner's
+    settings = semantic_by_default(runner_embed(settings_from_args(args), err), args)  # the endpoint and key: the runner's
     config_file = locate(args.config, isolated=args.isolated)
     scope = scope_root(config_file)
     context = context_files(args.paths, settings, scope)

@@ -24,6 +24,14 @@ DIM = 256
 EXTRA = install_hint("semantic")
 
 
+def installed() -> bool:
+    """Whether the static model's package is installed (found, not imported: numpy and the model
+    load only when a run embeds)."""
+    from importlib.util import find_spec
+
+    return find_spec("wordllama") is not None
+
+
 class StaticEmbedder:
     """Implements the Embedder protocol with the packaged model; loaded on first use."""
 
