@@ -116,3 +116,16 @@ def test_a_heading_claim_names_no_entity(tmp_path: Path) -> None:
     code, out, err = run_cli("scan", str(tmp_path / "memory.md"), "--json", "--fail-on", "never")
     assert code == 0, err
     assert "unresolved_alias" not in {f["rule"] for f in json.loads(out)["findings"]}
+
+
+@pytest.mark.parametrize(("section", "heading", "other", "flagged"), [
+    ("## Remaining Issues", "### solution08_performance.go", "- ✅ solution08_performance.go - fixed node type order", "a.md"),
+    ("## Completed Fixes", "### solution06_resource_leak.go", "- [ ] solution06_resource_leak.go", "b.md"),
+])
+def test_a_named_heading_takes_the_status_its_section_gives(tmp_path: Path, section: str, heading: str,
+                                                            other: str, flagged: str) -> None:
+    """A named heading under a generic one is an item of that section: "### x.go" under
+    "## Remaining Issues" is pending, as "- x.go" there would be."""
+    write(tmp_path / "memory-bank" / "a.md", f"# Fixes\n\n{section}\n\n{heading}\n\nDetails of the work.\n")
+    write(tmp_path / "memory-bank" / "b.md", f"# Status\n\n## Files\n{other}\n")
+    assert [Path(str(f["path"])).name for f in conflicts(tmp_path)] == [flagged]

@@ -260,11 +260,12 @@ class Parser:
 
     def _heading_claim(self, block: Block, name: str) -> None:
         """A heading that marks its own title with a status ("## Phase 5: Polish ✅ COMPLETE",
-        "### Segments - IN PROGRESS", "## 阶段 2 - ✅ 已完成") says that of its title: a claim of
-        kind `heading`, which only the status layer reads (Store.headings). A generic heading
-        ("Next Steps", "✅ Completed") gives its items a status and is no claim itself."""
-        status = status_of(block.text, self.lexicon)
-        if not status:
+        "### Segments - IN PROGRESS", "## 阶段 2 - ✅ 已完成"), or that a generic heading above
+        gives one as it gives its items ("### solution08.go" under "## Remaining Issues"), says
+        that of its title: a claim of kind `heading`, which only the status layer reads
+        (Store.headings). A generic heading ("Next Steps", "✅ Completed") is no claim itself."""
+        status = status_of(block.text, self.lexicon) or self._section_status
+        if status not in _STATUSES:
             return
         draft = Draft(
             entity=self._entity or self.file_entity, claim=name, path=self.path, line=block.line,
