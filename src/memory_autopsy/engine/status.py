@@ -144,8 +144,9 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     """The words that name a task: stemmed, without status words, stopwords, dates or the
     list number it opens with ("2. README_ja.md の作成" is the task "README_ja.md 更新 ✅" names)."""
     words = set()
-    numbered = _NUMBERING.match(claim.lstrip(" \t*_"))
-    found = tokens(claim.lstrip(" \t*_")[numbered.end():] if numbered else claim)
+    text = claim.lstrip(" \t*_")
+    numbered = _NUMBERING.match(text)
+    found = tokens(text[numbered.end():] if numbered else claim)
     phrases = _work_phrases(lexicon)
     for at, token in enumerate(found):
         if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
