@@ -129,3 +129,22 @@ def test_a_named_heading_takes_the_status_its_section_gives(tmp_path: Path, sect
     write(tmp_path / "memory-bank" / "a.md", f"# Fixes\n\n{section}\n\n{heading}\n\nDetails of the work.\n")
     write(tmp_path / "memory-bank" / "b.md", f"# Status\n\n## Files\n{other}\n")
     assert [Path(str(f["path"])).name for f in conflicts(tmp_path)] == [flagged]
+
+
+def _pending_heading(root: Path, above: str = "") -> None:
+    write(root / "memory-bank" / "productContext.md",
+          f"# Product\n\n{above}### Segments filter panel - IN PROGRESS\n\nThe panel filters by segment.\n")
+    write(root / "memory-bank" / "progress.md", "# Progress\n\n## Status\n- [x] Segments filter panel\n")
+
+
+def test_why_explains_a_finding_flagged_on_a_heading(tmp_path: Path) -> None:
+    _pending_heading(tmp_path)
+    code, out, err = run_cli("why", "memory-bank", "memory-bank/productContext.md:3", "--json", cwd=tmp_path)
+    assert code == 0, err
+    (item,) = json.loads(out)["facts"]
+    assert [f["rule"] for f in item["findings"]] == ["status_conflict"]
+
+
+def test_an_ignore_above_a_heading_silences_its_finding(tmp_path: Path) -> None:
+    _pending_heading(tmp_path, "<!-- memory-autopsy: ignore status_conflict -->\n")
+    assert conflicts(tmp_path) == []

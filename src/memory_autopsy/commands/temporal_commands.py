@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from memory_autopsy.commands.common import lint_inputs, settings_from_args, write_output
 from memory_autopsy.dates import day_of, parse_date
 from memory_autopsy.errors import UsageError
-from memory_autopsy.model import Report, Store
+from memory_autopsy.model import Fact, Report, Store
 from memory_autopsy.settings import Settings
 
 if TYPE_CHECKING:
@@ -154,7 +154,8 @@ def run_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = lint_loaded(store, settings)
     weights = _weights(args, settings)
     if location is not None:
-        text = _explain_line(wanted, location, report, weights, settings, as_json=args.json)
+        text = _explain_line(wanted, location, report, weights, settings, as_json=args.json,
+                             headings=store.headings)
     else:
         explanation = explain(wanted, report, weights, settings.vocabulary)
         text = format_json(explanation) if args.json else format_text(explanation)
@@ -180,13 +181,15 @@ def _scope_or_none(args: argparse.Namespace, settings: Settings) -> list[str]:
 
 
 def _explain_line(wanted: str, location: tuple[str, int, int], report: Report, weights: Weights,
-                  settings: Settings, *, as_json: bool) -> str:
+                  settings: Settings, *, as_json: bool, headings: tuple[Fact, ...] = ()) -> str:
+    """The facts on the line explained; a heading's claim there too (a status conflict may flag
+    "### Segments - IN PROGRESS"), when no fact is."""
     from memory_autopsy.ingest.loader import display_path
     from memory_autopsy.verdicts.why import explain_fact, facts_at, format_location_json, format_text
 
     path, line, obs = location
-    facts = facts_at(display_path(path), line, obs, report.facts)
-    items = [explain_fact(fact, report, weights, settings.vocabulary) for fact in facts]
+    facts = facts_at(display_path(path), line, obs, report.facts, headings)
+    items = [explain_fact(fact, report, weights, settings.vocabulary, headings=headings) for fact in facts]
     if as_json:
         return format_location_json(wanted, items)
     return "\n".join(format_text(item) for item in items)

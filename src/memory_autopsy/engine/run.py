@@ -164,7 +164,7 @@ sort_key = attrgetter("path", "line", "rule", "fingerprint")
 def _apply_settings(
     found: Iterable[Finding], settings: Settings, ctx: Context
 ) -> tuple[list[Finding], int]:
-    ignores = Suppressions(ctx.facts)
+    ignores = Suppressions([*ctx.facts, *ctx.headings] if ctx.headings else ctx.facts)  # an ignore above a heading too
     kept: list[Finding] = []
     suppressed = 0
     for finding in found:

@@ -70,10 +70,11 @@ def parse_location(text: str) -> tuple[str, int, int] | None:
     return match["path"], int(match["line"]), int(match["obs"]) if match["obs"] else -1
 
 
-def facts_at(path: str, line: int, obs: int, facts: Sequence[Fact]) -> list[Fact]:
-    """The facts read from that line: those starting on it, else the item spanning it."""
+def facts_at(path: str, line: int, obs: int, facts: Sequence[Fact], headings: Sequence[Fact] = ()) -> list[Fact]:
+    """The facts read from that line: those starting on it, else a heading's claim on it (a
+    status conflict may flag one), else the item spanning it."""
     mine = [f for f in facts if f.path == path and (obs < 0 or f.obs == obs)]
-    exact = [f for f in mine if f.line == line]
+    exact = [f for f in mine if f.line == line] or [h for h in headings if h.path == path and h.line == line]
     if exact:
         return exact
     spanning = [f for f in mine if f.line <= line <= f.last_line]
@@ -93,9 +94,11 @@ def explain(
 
 def explain_fact(
     fact: Fact, report: Report, weights: Weights, vocabulary: Vocabulary = DEFAULT_VOCABULARY,
-    same_id: tuple[Fact, ...] = (),
+    same_id: tuple[Fact, ...] = (), headings: Sequence[Fact] = (),
 ) -> Explanation:
-    index = {(f.path, f.line, f.id): f for f in report.facts}
+    """What the report says of the fact; `headings`: the store's heading claims, which a status
+    conflict may name as a side."""
+    index = {(f.path, f.line, f.id): f for f in (*report.facts, *headings)}
     contradicted: list[Link] = []
     superseded: list[Link] = []
     supersedes: list[Link] = []
