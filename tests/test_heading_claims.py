@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, run_cli, write
 
 DONE_HEADINGS = [
     "## {task} ✅ COMPLETE",
@@ -37,8 +37,7 @@ def scan(root: Path, *args: str) -> dict[str, object]:
 
 
 def conflicts(root: Path) -> list[dict[str, object]]:
-    report = scan(root)
-    return [f for f in report["findings"] if f["rule"] == "status_conflict"]  # type: ignore[index]
+    return findings_of(root, "status_conflict")
 
 
 @pytest.mark.parametrize(("heading", "pending", "task"), list(product(DONE_HEADINGS, PENDING_ITEMS, TASKS)))

@@ -5,13 +5,12 @@ by their own characters, not by the Latin words around them."""
 
 from __future__ import annotations
 
-import json
 from itertools import product
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import findings_of, write
 from memory_autopsy.ingest.reading import section_kind
 from memory_autopsy.lexicon import default_lexicon
 
@@ -22,9 +21,7 @@ TASKS = [("Trade CRUD pages", "- ✅ Trade CRUD pages"), ("Export to CSV", "- [x
 
 
 def conflicts(root: Path) -> list[dict[str, object]]:
-    code, out, _ = run_cli("scan", str(root), "--json", "--fail-on", "error")
-    assert code in (0, 1), out
-    return [f for f in json.loads(out)["findings"] if f["rule"] == "status_conflict"]
+    return findings_of(root, "status_conflict")
 
 
 @pytest.mark.parametrize(("heading", "task"), list(product(PENDING_HEADINGS, TASKS)))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_process
+from conftest import ROOT, run_cli, run_process
 from memory_autopsy.api import lint
 from memory_autopsy.embed.frames import value_kind
 from memory_autopsy.settings import EmbedSettings, Settings
@@ -138,8 +138,6 @@ def test_a_value_is_a_name_a_version_a_quantity_a_path_or_an_identifier(text: st
 
 
 def _ci_engine(root: Path, *args: str) -> tuple[str, set[str]]:
-    from conftest import run_cli
-
     code, out, err = run_cli("ci", "memory-bank", "--format", "json", "--fail-on", "never", "--no-cache", *args, cwd=root)
     assert code == 0, err
     report = json.loads(out)

@@ -103,6 +103,12 @@ class Context:
                                    {form: facts for form, facts in active.items() if form in wanted}, every)
         return ctx
 
+    @cached_property
+    def with_headings(self) -> Sequence[Fact]:
+        """The facts and the headings' claims: the sides a finding may name (the judges, the
+        ignore comments), made once."""
+        return [*self.facts, *self.headings] if self.headings else self.facts
+
     @property
     def vocabulary(self) -> Vocabulary:
         return self.settings.vocabulary

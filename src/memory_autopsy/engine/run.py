@@ -94,7 +94,7 @@ def lint_store(
         found += grounding.find(own, repository, settings.exclude)  # each fact alone: the focus only
     if extra_layer is not None:
         found += extra_layer(ctx, found)
-    found = judges.judge(found, (*facts, *headings) if headings else facts, stores)
+    found = judges.judge(found, ctx.with_headings, stores)
     if store.files:  # after the judges: only a finding they let fail is made an error
         reach = reachability.analyse(store, settings.budgets)
         found += reachability.find(store, facts, reach)
@@ -164,7 +164,7 @@ sort_key = attrgetter("path", "line", "rule", "fingerprint")
 def _apply_settings(
     found: Iterable[Finding], settings: Settings, ctx: Context
 ) -> tuple[list[Finding], int]:
-    ignores = Suppressions([*ctx.facts, *ctx.headings] if ctx.headings else ctx.facts)  # an ignore above a heading too
+    ignores = Suppressions(ctx.with_headings)  # an ignore above a heading too
     kept: list[Finding] = []
     suppressed = 0
     for finding in found:
