@@ -324,3 +324,37 @@ def test_each_grounding_finding_is_judged_by_how_the_repository_answered(tmp_pat
         ("missing_path", 4): ("review", "missing_path/nowhere/repository"),
         ("missing_command", 5): ("review", "missing_command/npm/repository"),
     }
+
+
+TREE_FILES = {"package.json": PACKAGE, "apps/api/main.py": "", "src/shared/util.py": "", "src/modules/auth/domain/user.py": "",
+              "docs/guide.md": "", "README.md": ""}
+
+
+@pytest.mark.parametrize("root", ["root/", "demo/", ""])
+@pytest.mark.parametrize("marks", [("├── ", "└── ", "│   "), ("|-- ", "`-- ", "|   ")])
+def test_a_directory_tree_drawn_as_text_names_paths_from_its_root(tmp_path: Path, root: str, marks: tuple[str, str, str]) -> None:
+    mid, end, bar = marks
+    tree = [f"{mid}apps/", f"{bar}{mid}api/          # entry point", f"{bar}{end}web/          # frontend",
+            f"{mid}src", f"{bar}{mid}shared/", f"{bar}{end}modules/", f"{bar}    {mid}auth/", f"{bar}    {end}billing/   # invoices",
+            f"{mid}docs/", f"{bar}{end}guide.md", f"{end}README.md"]
+    memory = "# Structure\n\n" + (root + "\n" if root else "") + "\n".join(tree) + "\n"
+    repo = committed_repo(tmp_path / "repo", {**TREE_FILES, "memory-bank/systemPatterns.md": memory})
+    found = grounded(repo)
+    first = 4 if root else 3
+    assert [(line - first, message.split("`")[1]) for _, line, message in found] == [
+        (2, "apps/web/"), (7, "src/modules/billing/")]
+
+
+@pytest.mark.parametrize("tree", [
+    # a template: its top items are nowhere at the repository's root
+    "module_name/\n├── domain/\n│   ├── user.py\n│   └── value_objects/\n└── api/\n",
+    # mostly absent: the tree of another project
+    "├── server/\n├── client/\n├── shared/\n└── src/\n",
+    # in a code block: an illustration, as code is
+    "```\n├── apps/\n│   ├── api/\n│   └── web/\n└── src/\n```\n",
+    # a placeholder root
+    "<project>/\n├── apps/\n│   └── web/\n└── src/\n",
+])
+def test_a_tree_of_another_folder_is_no_claim_about_this_one(tmp_path: Path, tree: str) -> None:
+    repo = committed_repo(tmp_path / "repo", {**TREE_FILES, "memory-bank/systemPatterns.md": "# Structure\n\n" + tree})
+    assert grounded(repo) == []

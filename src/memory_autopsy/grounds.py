@@ -130,6 +130,13 @@ class Repository:
                     rules.append((path.rpartition("/")[0], line, negated))
         return tuple(rules)
 
+    def has(self, path: str, near: str = "") -> bool:
+        """Whether `path` is a listed file or folder as written from the root or from `near`
+        (not as the trailing part of a longer path)."""
+        path = path.strip("/").removeprefix("./")
+        return any(p in self.listed or p in self.folders
+                   for p in (path, os.path.normpath(f"{near}/{path}").replace(os.sep, "/") if near else path))
+
     def ignored(self, path: str) -> bool:
         """Whether the repository's `.gitignore` files leave `path` out: a local file (`.env`,
         `data/`), never one the repository promised. A folder is ignored when what lies in it is."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from memory_autopsy import lazyre
@@ -75,6 +75,7 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
         yield from _versions(fact, repo)
         if runs:
             yield from _commands(fact, repo, written)
+    yield from _trees(ctx, repo, exclude)
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -165,6 +166,108 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
         yield _at_mention(_missing(fact, repo, path, elsewhere, moved=bool(moved)), fact, repo, relative, path)
 
 
+# A line of a directory tree: "│   ├── api/   # entry point", "└── README.md", "|-- src/".
+_TREE_ITEM = lazyre.compile(r"^(?P<lead>[ \t│|]{0,200}?)[├└`+|][─-]{2,3}[ \t]+(?P<name>[^\s#]{1,200})", re.M)
+_TREE_ROOT = lazyre.compile(r"^[ \t]*(?P<name>[^\s#]{1,100}/)[ \t]*(?:#.*)?$")
+
+
+def tree_paths(lines: Sequence[str]) -> tuple[str, list[tuple[int, str]]]:
+    """The root a directory tree drawn in text opens with ("root/", "src/"; "" when none) and
+    each item's path below it, with the index of its line: an item's folders are the items
+    above it drawn less deep."""
+    root = ""
+    found: list[tuple[int, str]] = []
+    folders: list[tuple[int, str]] = []  # (depth, name/) of the folders the next item may be in
+    last: tuple[int, str] | None = None
+    for at, text in enumerate(lines):
+        item = _TREE_ITEM.match(text)
+        if item is None:
+            opening = _TREE_ROOT.match(text) if not found else None
+            if opening:
+                root = opening.group("name")
+            continue
+        depth, name = len(item.group("lead").expandtabs(4)), item.group("name")
+        if last is not None and depth > last[0] and not last[1].endswith("/"):
+            folders.append((last[0], last[1] + "/"))  # "├── src" with items drawn under it
+        while folders and folders[-1][0] >= depth:
+            folders.pop()
+        found.append((at, "".join(folder for _, folder in folders) + name))
+        if name.endswith("/"):
+            folders.append((depth, name))
+        last = (depth, name)
+    return root, found
+
+
+def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
+    """The directory trees memory files draw as text, outside code blocks (what a block draws is
+    an illustration, as its code is): each item is a path from the tree's root, said to exist."""
+    by_file: dict[str, list[Fact]] = {}
+    for fact in ctx.active:
+        if fact.shape in ("markdown", "table") and fact.line > 0 and not fact.path.startswith("<"):
+            by_file.setdefault(fact.path, []).append(fact)
+    for path, facts in by_file.items():
+        relative = os.path.relpath(os.path.abspath(path), repo.root).replace(os.sep, "/")
+        lines = [] if relative.startswith("../") else repo.lines(relative)
+        if not any(_TREE_ITEM.match(line) for line in lines):
+            continue
+        held: dict[int, Fact] = {}
+        for fact in facts:
+            for line in range(fact.line, max(fact.end_line, fact.line) + 1):
+                held.setdefault(line, fact)
+        for first, block in _drawn(lines):
+            for at, named in _tree(block, repo, relative.rpartition("/")[0], exclude):
+                owner = held.get(first + at)  # the claim the line is part of
+                if owner is not None and not _GONE.search(block[at]):
+                    yield _missing_at(owner, repo, named)._replace(line=first + at)
+
+
+def _drawn(lines: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
+    """Each tree outside a code block, as (1-based line of its first line, its lines): its items
+    and the root line just above them."""
+    fenced, start = False, 0
+    block: list[str] = []
+    for number, text in enumerate([*lines, ""], start=1):
+        fence = text.lstrip().startswith(("```", "~~~"))
+        drawn = _TREE_ITEM.match(text) or block and text.lstrip().startswith(("│", "|"))
+        if drawn and not fenced and not fence:
+            if not block:
+                root = number > 1 and _TREE_ROOT.match(lines[number - 2])
+                block, start = ([lines[number - 2]], number - 1) if root else ([], number)
+            block.append(text)
+            continue
+        if block:
+            yield start, block
+            block = []
+        fenced ^= fence
+
+
+def _tree(block: list[str], repo: Repository, near: str, exclude: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """The items of one tree the repository lacks. A tree whose items it mostly lacks, or whose
+    top items are nowhere at its root, draws another tree (a template, a module's shape, a
+    sibling project): it is left alone."""
+    root, items = tree_paths(block)
+    if not items or _PLACEHOLDER.search(root):
+        return
+    base = root if root and repo.holds(root, near) else ""
+    named = [(at, path) for at, item in items if (path := _as_path(base + item, True))]
+    missing = [(at, path) for at, path in named if not repo.holds(path, near)]
+    if not missing or 2 * len(missing) >= len(named):
+        return
+    if not any(repo.has(path, near) for _, path in named if path.rstrip("/").count("/") == base.count("/")):
+        return  # no item it draws at its top is where it says: the tree of another folder
+    for at, path in missing:
+        if not (any(matches(path, glob) for glob in exclude) or repo.ignored(path) or path.split("/", 1)[0] in _GENERATED):
+            yield at, path
+
+
+def _missing_at(fact: Fact, repo: Repository, path: str) -> Finding:
+    """`missing_path` for a path the fact names, with where the repository has that name."""
+    name = path.rstrip("/").rpartition("/")[2]
+    elsewhere = [p for p in repo.named(name) if not p.endswith("/" + path)]
+    moved = repo.moved(path) if len(elsewhere) != 1 else None
+    return _missing(fact, repo, path, [moved] if moved else elsewhere, moved=bool(moved))
+
+
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
     """The claim as its file (`relative` in the repository) has it, code spans and all (the
     reader drops the backticks), when its lines can be read and still say it; else the claim."""
@@ -172,7 +275,7 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
         return fact.claim
     lines = [] if relative.startswith("../") else repo.lines(relative)
     written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
-    if _MARKUP.sub("", fact.claim[:24]) not in _MARKUP.sub("", written):
+    if " ".join(_MARKUP.sub("", fact.claim[:24]).split()) not in " ".join(_MARKUP.sub("", written).split()):
         return fact.claim
     return _EXAMPLE.sub(" ", written)
 
