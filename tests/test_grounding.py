@@ -358,3 +358,19 @@ def test_a_directory_tree_drawn_as_text_names_paths_from_its_root(tmp_path: Path
 def test_a_tree_of_another_folder_is_no_claim_about_this_one(tmp_path: Path, tree: str) -> None:
     repo = committed_repo(tmp_path / "repo", {**TREE_FILES, "memory-bank/systemPatterns.md": "# Structure\n\n" + tree})
     assert grounded(repo) == []
+
+
+@pytest.mark.parametrize(("claim", "stale"), [
+    ("- go-output v2.1.0 renders the tables", "go-output 2.1.0"),  # `…/go-output/v2`: the major's suffix is no name
+    ("- **React Query (TanStack Query) 5.79.0** for server state", "React Query 5.79.0"),
+    ("- React Query (server state) 5.83.1", None),  # admitted by ^5.83.0
+    ("- React Query (see docs 5) is in use", None),  # a number inside the parentheses is no version of it
+])
+def test_a_version_is_read_past_a_module_suffix_and_another_name_in_parentheses(
+        tmp_path: Path, claim: str, stale: str | None) -> None:
+    go_mod = "module github.com/a/strata\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/a/go-output/v2 v2.1.3\n)\n"
+    package = json.dumps({"name": "demo", "dependencies": {"@tanstack/react-query": "^5.83.0"}})
+    repo = committed_repo(tmp_path / "repo", {"go.mod": go_mod, "package.json": package,
+                                              "memory-bank/techContext.md": f"# Tech\n\n{claim}\n"})
+    found = [message for rule, _, message in grounded(repo) if rule == "stale"]
+    assert [message.split(" here")[0] for message in found] == ([stale] if stale else [])

@@ -413,7 +413,8 @@ def _go_versions(path: str, text: str) -> Iterator[Declared]:
         if match and "/" in match.group(1):
             module = match.group(1)
             yield Declared(module, match.group(2), path, number)
-            yield Declared(module.rstrip("/").rpartition("/")[2], match.group(2), path, number)
+            # `github.com/a/go-output/v2` is go-output: a major version's suffix is no name
+            yield Declared(re.sub(r"/v\d+$", "", module.rstrip("/")).rpartition("/")[2], match.group(2), path, number)
 
 
 def _requirement_lines(path: str, text: str) -> Iterator[Declared]:

@@ -415,7 +415,8 @@ def _names_pattern(repo: Repository) -> re.Pattern[str] | None:
         return None
     # a hyphen of the manifest's name may be a blank in prose: "react-hook-form", "React Hook Form"
     alternation = "|".join(r"[- \t]".join(map(re.escape, n.split("-"))) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<![\w@/.-])(?P<name>{alternation}){_VERSION_TAIL}", re.I)
+    # another name for it in parentheses may come between: "React Query (TanStack Query) 5.79.0"
+    return re.compile(rf"(?<![\w@/.-])(?P<name>{alternation})(?:[ \t]*\([^()\n\d]{{1,40}}\))?{_VERSION_TAIL}", re.I)
 
 
 # -- commands -----------------------------------------------------------------------------
