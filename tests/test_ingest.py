@@ -128,6 +128,20 @@ def test_code_fences_are_not_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert [f.line for f in facts_of(tmp_path, "m.md", text, monkeypatch)] == [4]
 
 
+@pytest.mark.parametrize(("opening", "closing"), [
+    ('<code-snippet name="Volt Example" lang="php">', "</code-snippet>"),
+    ("<pre>", "</pre>"), ("<PRE class='x'>", "  </PRE>"), ("<code-snippet>", "@endvolt</code-snippet>"),
+])
+def test_code_in_a_tag_of_its_own_is_no_claim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opening: str, closing: str) -> None:
+    """The `<code-snippet>` blocks of generated agent guidelines, and `<pre>`, hold code, blank
+    lines and list-like lines included, as a fence does."""
+    text = (f"- Use Volt for pages.\n\n{opening}\n<?php\n\n- billing: uses MySQL (2026-01-01)\n"
+            f"    <button wire:click=\"increment\">+</button>\n{closing}\n\n- Check components first.\n"
+            "<pre>one line</pre>\n- Last claim.\n")
+    assert [f.claim for f in facts_of(tmp_path, "m.md", text, monkeypatch)] == [
+        "Use Volt for pages.", "Check components first.", "Last claim."]
+
+
 @pytest.mark.parametrize("wrapper", ["facts", "memories", "records", "items", "data", None])
 def test_json_wrappers_and_flexible_keys(wrapper: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     items = [

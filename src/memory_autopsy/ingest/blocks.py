@@ -18,6 +18,9 @@ _SETEXT = lazyre.compile(r"^ {0,3}(=+|-+)[ \t]*")
 _ITEM = lazyre.compile(r"^([ \t]*)(?:[-*+\u2022]|\d{1,3}[.)])(?:[ \t]+|$)")
 _CHECK = lazyre.compile(r"\[([ xXpP~/-])\][ \t]*")
 _FENCE = lazyre.compile(r"^[ \t]*(`{3,}|~{3,})")
+# Code in a tag of its own: `<pre>`, and the `<code-snippet name="…" lang="php">` blocks of
+# generated agent guidelines. Read as a fence is: up to the closing tag, never a claim.
+_CODE_TAG = lazyre.compile(r"^[ \t]*<(pre|code-snippet)(?=[\s>])", re.I)
 # Separators own the blanks after them, so no two `[ \t]*` meet around an optional pipe.
 _TABLE_RULE = lazyre.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
 _SENTENCE_END = lazyre.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
@@ -129,13 +132,16 @@ def iter_blocks(lines: list[str], start: int = 0, end: int | None = None) -> Gen
         number = index + 1
         raw = lines[index]
         if fence is not None:
-            if raw.strip().startswith(fence):
+            if raw.strip().startswith(fence) if fence[0] != "<" else fence in raw.lower():
                 fence = None
             continue
-        opened = _FENCE.match(raw)
+        opened = _FENCE.match(raw) or _CODE_TAG.match(raw) if "`" in raw or "~" in raw or "<" in raw else None
         if opened and not comments.open:
             yield from build.flush()
-            fence = opened.group(1)[0] * 3
+            tag = opened.group(1)
+            fence = tag[0] * 3 if tag[0] in "`~" else f"</{tag.lower()}>"
+            if fence[0] == "<" and fence in raw.lower():
+                fence = None  # `<pre>one line</pre>`
             yield Block("code", "", number, number)  # content for its section, never a claim
             continue
         text, rules = comments.strip(raw)
