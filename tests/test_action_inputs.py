@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, git, offline_wheels, pin_wheels, repacked, write
+from conftest import ROOT, git, offline_wheels, pin_wheels, pinned_wheelhouse, repacked, write
 
 ACTION = ROOT / "action.yml"
 REQUIREMENTS = ROOT / "action-requirements.txt"
+SEMANTIC = ROOT / "action-semantic-requirements.txt"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache",
                                      ".mypy_cache", ".ruff_cache", "build", "dist", ".cache", "tests",
@@ -99,7 +100,7 @@ def test_the_install_is_cached_on_the_pip_cache_it_uses() -> None:
 @needs_bash
 def test_the_cache_key_follows_the_pins_and_the_version(tmp_path: Path) -> None:
     folder = tmp_path / "action"
-    for name in ("action-requirements.txt", "pyproject.toml"):
+    for name in ("action-requirements.txt", "action-semantic-requirements.txt", "pyproject.toml"):
         write(folder / name, (ROOT / name).read_text(encoding="utf-8"))
 
     def key() -> str:
@@ -111,13 +112,17 @@ def test_the_cache_key_follows_the_pins_and_the_version(tmp_path: Path) -> None:
     first = key()
     assert first.startswith("key=memory-autopsy-pip-Linux-X64-") and key() == first
     write(folder / "action-requirements.txt", "pyyaml==0\n")
-    assert key() != first
+    second = key()
+    assert second != first
+    write(folder / "action-semantic-requirements.txt", "numpy==0\n")
+    assert key() not in (first, second)
 
 
-def requirement_lines() -> dict[str, tuple[str, str, list[str]]]:
-    """name -> (version, marker, hashes) from the pinned requirements file."""
-    text = REQUIREMENTS.read_text(encoding="utf-8").replace("\\\n", " ")
-    pins = {}
+def requirement_lines(path: Path = REQUIREMENTS) -> dict[str, tuple[str, str, list[str]]]:
+    """name -> (version, marker, hashes) from a pinned requirements file (a name pinned per
+    Python version keeps its first pin)."""
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    pins: dict[str, tuple[str, str, list[str]]] = {}
     for line in text.splitlines():
         line = line.split(" #")[0].strip()
         if not line or line.startswith("#"):
@@ -125,7 +130,7 @@ def requirement_lines() -> dict[str, tuple[str, str, list[str]]]:
         match = re.match(r"([A-Za-z0-9_.-]+)==([^\s;]+)\s*(?:;\s*([^-]+?))?\s*((?:--hash=\S+\s*)+)$", line)
         assert match, f"not pinned with hashes: {line}"
         hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", match.group(4))
-        pins[match.group(1).lower()] = (match.group(2), match.group(3) or "", hashes)
+        pins.setdefault(match.group(1).lower(), (match.group(2), match.group(3) or "", hashes))
     return pins
 
 
@@ -155,10 +160,31 @@ def test_every_dependency_is_pinned_with_hashes() -> None:
             assert wanted == pinned, (name, python)
 
 
+def test_the_static_model_is_pinned_with_hashes_beside_the_base_install() -> None:
+    """The semantic input's install: the package's `semantic` extra, every dependency pinned
+    with hashes, and what it shares with the base install pinned alike (installed after it)."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    from packaging.requirements import Requirement
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    semantic, base = requirement_lines(SEMANTIC), requirement_lines()
+    for requirement in map(Requirement, pyproject["project"]["optional-dependencies"]["semantic"]):
+        assert semantic[requirement.name.lower()][0] in requirement.specifier, requirement
+    assert all(hashes for _, _, hashes in semantic.values())
+    for name in set(semantic) & set(base):
+        assert semantic[name][0] == base[name][0], name
+
+
 def test_the_install_command_enforces_the_hashes() -> None:
     script = step("Install memory-autopsy")["run"]
     pinned = next(line for line in script.splitlines() if "action-requirements.txt" in line)
     assert all(flag in pinned for flag in ("--require-hashes", "--no-deps", "--only-binary :all:"))
+    semantic = next(line for line in script.splitlines() if "action-semantic-requirements.txt" in line)
+    assert all(flag in semantic for flag in ("--require-hashes", "--no-deps", "--only-binary :all:"))
     own = next(line for line in script.splitlines() if '"$MA_ACTION_PATH"' in line and "install" in line)
     assert all(flag in own for flag in ("--no-deps", "--no-build-isolation", "--no-index"))
 
@@ -183,7 +209,7 @@ def test_args_reach_the_command_after_the_inputs(tmp_path: Path) -> None:
     done, argv = run_with(tmp_path, args="--as-of 2026-06-01  --max-age-days 90\t--isolated",
                           paths="memory/ notes.md", fail_on="error")
     assert done.returncode == 0, done.stderr
-    assert argv == ["ci", "--format", "github", "--fail-on", "error", "--engine", "heuristic",
+    assert argv == ["ci", "--format", "github", "--fail-on", "error",
                     "--sarif-file", "memory-autopsy.sarif", "--changed-only", "--as-of", "2026-06-01",
                     "--max-age-days", "90", "--isolated", "--", "memory/", "notes.md"]
 
@@ -219,7 +245,7 @@ def fake_python(folder: Path, version: str) -> Path:
 def test_a_runner_python_older_than_3_10_is_refused(tmp_path: Path) -> None:
     bin_dir = fake_python(tmp_path / "bin", "3.9")
     done = run_step("Install memory-autopsy", tmp_path, tmp_path / "runner",
-                    {"github.action_path": str(ROOT)},
+                    {"github.action_path": str(ROOT), **inputs()},
                     {"PATH": str(bin_dir) + os.pathsep + os.environ["PATH"]})
     assert done.returncode == 1
     assert "3.9" in done.stdout and "python-version" in done.stdout
@@ -244,7 +270,7 @@ def test_the_install_step_offline_pinned_and_hash_checked(tmp_path: Path) -> Non
         pin_wheels(folder / "action-requirements.txt", pins, hashes)
 
     offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse), "PIP_CONFIG_FILE": os.devnull}
-    context = {"github.action_path": str(folder)}
+    context = {"github.action_path": str(folder), **inputs(semantic="false")}
     pin({"pyyaml": "0" * 64})  # a wheel that is not the pinned one is refused
     refused = run_step("Install memory-autopsy", tmp_path, tmp_path / "runner", context, offline)
     assert refused.returncode != 0 and "hash" in refused.stderr.lower()
@@ -284,3 +310,28 @@ def test_the_documented_workflow_uploads_sarif_and_is_soft_on_forks(document: st
         assert f"steps.{lint['id']}.outputs.sarif-file" in upload["with"]["sarif_file"]
         assert "always()" in upload["if"]
         assert "fork" in str(upload["continue-on-error"])
+
+
+@needs_bash
+@pytest.mark.parametrize("semantic", ["true", "false"])
+def test_the_semantic_input_installs_the_pinned_model_or_nothing(tmp_path: Path, semantic: str) -> None:
+    """The model's pins are installed, hash-checked, when the input asks for them, and not
+    otherwise (a small installed wheel stands in for the model's: nothing reaches the network)."""
+    folder = tmp_path / "action"
+    shutil.copytree(ROOT, folder, ignore=COPY_IGNORE)
+    wheelhouse = pinned_wheelhouse(folder, tmp_path / "wheels")
+    stand_in = repacked("iniconfig", wheelhouse)
+    offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse), "PIP_CONFIG_FILE": os.devnull}
+    context = {"github.action_path": str(folder), **inputs(semantic=semantic)}
+    pin_wheels(folder / "action-semantic-requirements.txt", {stand_in: "iniconfig"}, {"iniconfig": "0" * 64})
+    refused = run_step("Install memory-autopsy", tmp_path, tmp_path / "runner", context, offline)
+    assert (refused.returncode != 0) == (semantic == "true"), refused.stdout + refused.stderr
+
+    pin_wheels(folder / "action-semantic-requirements.txt", {stand_in: "iniconfig"})
+    shutil.rmtree(tmp_path / "runner" / "temp" / "memory-autopsy-venv")
+    done = run_step("Install memory-autopsy", tmp_path, tmp_path / "runner", context, offline)
+    assert done.returncode == 0, done.stdout + done.stderr
+    venv = tmp_path / "runner" / "temp" / "memory-autopsy-venv"
+    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
+                            check=True, capture_output=True, text=True).stdout
+    assert ("iniconfig" in {d["name"].lower() for d in json.loads(listed)}) == (semantic == "true")
