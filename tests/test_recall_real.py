@@ -66,6 +66,22 @@ def test_an_index_that_says_deprecated_and_live_memories_stay_quiet(tmp_path: Pa
     assert findings(root, "stale") == []
 
 
+@pytest.mark.parametrize(("retired", "named", "flagged"), [
+    ("progress.md", "- Track progress in the weekly notes (source: team)", False),  # the word, not the file
+    ("architecture.md", "- The architecture favours small services (source: team)", False),
+    ("progress.md", "- Read progress.md before a session (source: team)", True),  # the file by its name
+    ("techContext.md", "- See techContext for the stack (source: team)", True),  # an identifier, not a word
+    ("code_style.md", "- Follow code_style in reviews (source: team)", True),
+])
+def test_a_retired_file_is_named_by_its_name_not_by_a_word_of_prose(
+        tmp_path: Path, retired: str, named: str, flagged: bool) -> None:
+    root = write(tmp_path, {
+        retired: "# Old\n\nDEPRECATED: This memory has been moved to notes/current.md (source: team)\n",
+        "index.md": f"# Index\n{named}\n",
+    })
+    assert [(name, line) for name, line, _ in findings(root, "stale")] == ([("index.md", 2)] if flagged else [])
+
+
 GRAPH = (
     '{"type":"entity","name":"Cursor Integration","entityType":"doc","observations":'
     '["Configure args [\'-y\', \'think-tank@2.0.7\'] (source: readme)"],"createdAt":"2026-05-13T09:21:26Z"}\n'

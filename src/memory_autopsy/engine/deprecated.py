@@ -2,7 +2,8 @@
 
 A file retires itself in its opening lines ("**DEPRECATED**: This memory has been moved to
 project/overview.md", "This file was superseded by …"). Any other file of the store that still
-names it (by its file name or stem as a whole word, or by a link) points the agent at knowledge
+names it (by its file name, by a link, or by its stem as a whole word when the stem is no word of
+prose: `project_overview`, `techContext`, not `progress`) points the agent at knowledge
 its own author withdrew: each such line is `stale`, naming the retirement notice. A line that
 itself says the target is deprecated is the index doing its job and stays quiet.
 """
@@ -37,7 +38,10 @@ def find(ctx: Context) -> Iterator[Finding]:
     names: dict[str, Fact] = {}
     for path, retired in notices.items():
         pure = PurePosixPath(path)
-        for name in {pure.name.casefold(), pure.stem.casefold()}:
+        # the stem alone names the file only when it is no word of prose: "project_overview",
+        # "techContext"; "progress" or "architecture" in a sentence is the word, not the file
+        stem = pure.stem if not pure.stem.isalpha() or pure.stem[1:] != pure.stem[1:].lower() else ""
+        for name in {pure.name.casefold(), stem.casefold()} - {""}:
             if len(name) >= MIN_STEM or "_" in name or "-" in name:
                 names[name] = retired
     seen: set[tuple[str, int]] = set()
