@@ -50,6 +50,15 @@ def test_a_task_done_in_other_words_is_a_status_conflict(tmp_path: Path, pair: t
     assert found[0]["path"].endswith("activeContext.md")
 
 
+@pytest.mark.parametrize("pending", ["- **Search**: Full text search - NOT YET IMPLEMENTED",
+                                     "- Search: full text search (not yet done)", "- Search: Full text search, yet to do"])
+@pytest.mark.parametrize("done", ["- [x] Full text search ✅ [2025-12-15]", "- ✅ Full text search (2025-12-15)"])
+def test_not_yet_and_a_done_date_are_no_task_words(tmp_path: Path, pending: str, done: str) -> None:
+    """"yet" of "NOT YET IMPLEMENTED" is no word of the task, nor the date a done mark carries."""
+    store(tmp_path, pending, done)
+    assert [f["path"].rpartition("/")[2] for f in conflicts(tmp_path)] == ["activeContext.md"]
+
+
 LOOK_ALIKES = [
     ("- [ ] Build the invoice import pipeline", "- Completed: Implemented invoice export pipeline (two files)."),
     ("- [ ] Create the user guide", "- ✅ Created the admin API (routes, tests, docs, metrics, alerting)"),

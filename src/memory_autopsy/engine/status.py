@@ -28,7 +28,8 @@ CONTAINED = 0.8  # share of the pending task's words found in the evidence
 COVERED = 0.4  # share of the evidence's words that are the task's (a long log line is no match)
 MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
-_NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr"})
+_NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr", "yet"})  # "NOT YET IMPLEMENTED"
+_DATE = lazyre.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -146,7 +147,8 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     words = set()
     text = claim.lstrip(" \t*_")
     numbered = _NUMBERING.match(text)
-    found = tokens(text[numbered.end():] if numbered else claim)
+    text = text[numbered.end():] if numbered else claim
+    found = tokens(_DATE.sub(" ", text) if "-" in text else text)  # "✅ [2025-12-15]": a date, no task word
     phrases = _work_phrases(lexicon)
     for at, token in enumerate(found):
         if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
