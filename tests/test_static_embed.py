@@ -179,3 +179,14 @@ def test_ci_without_the_extra_runs_the_heuristics_quietly(restated: Path, monkey
     monkeypatch.undo()
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9")
     assert _ci_engine(restated, "--isolated")[0] == "heuristic"
+
+
+def test_a_restatement_in_the_same_words_says_so(tmp_path: Path) -> None:
+    """Two files of one store holding one sentence under two headings: a copy the copy rule (one
+    entity) leaves to this layer, which says it repeats the words, not that it rewords them."""
+    same = "Check for existing components to reuse before writing a new one"
+    paths = _two_files(tmp_path, same, same)
+    done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
+                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": ""})
+    [finding] = [f for f in json.loads(done.out)["findings"] if f["layer"] == "3"]
+    assert "in the same words (claim similarity 1.00)" in finding["message"], finding

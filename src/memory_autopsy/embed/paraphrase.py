@@ -32,6 +32,7 @@ from memory_autopsy.embed.recheck import retracts
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding, Severity
+from memory_autopsy.normalize import normalize_claim
 
 PARAPHRASE = 0.86
 NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
@@ -104,8 +105,10 @@ def _latin(text: str) -> bool:
 
 
 def _finding(fact: Fact, other: Fact, cosine: float) -> Finding:
+    # the same words under another subject or in another file, which the copy rule (one entity) leaves
+    words = "in the same words" if normalize_claim(fact_body(fact)) == normalize_claim(fact_body(other)) else "in other words"
     finding = fact_finding(
         "near_duplicate", fact,
-        f"restates {other.path}:{other.line} {quote(other.claim)!r} in other words (claim similarity {cosine:.2f})",
+        f"restates {other.path}:{other.line} {quote(other.claim)!r} {words} (claim similarity {cosine:.2f})",
         related=[other], confidence=cosine, layer="3", symmetric=True, extra={"how": "meaning", "cosine": round(cosine, 3)})
     return finding._replace(severity=Severity.REVIEW)
