@@ -6,6 +6,7 @@ manifest's (`stale`), or runs a script, target or recipe no package.json, Makefi
 defines (`missing_command`). A task still open that names a file the repository now has
 elsewhere under that name is a `status_conflict`: the work is done. Where no one listed file has
 a missing path's name, git's rename detection may have followed it: the finding says where to.
+A directory tree drawn as text (`├── web/`) names each item from the tree's root.
 
 What is not a claim stays silent: code blocks (they hold no facts), URLs, globs, placeholders
 (`<name>`, `path/to/…`), absolute and home paths, a path under a removal or rename ("deleted
@@ -152,22 +153,18 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # named from the folder its section or item is about
         if path.split("/", 1)[0] in _GENERATED or repo.holds(path.replace("init.", "__init__."), near):
             continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
-        name = path.rstrip("/").rpartition("/")[2]
-        elsewhere = [p for p in repo.named(name) if not p.endswith("/" + path)]
-        moved = repo.moved(path) if len(elsewhere) != 1 else None
-        if moved:
-            elsewhere = [moved]  # renamed, and perhaps renamed again: git followed it there
+        elsewhere, moved = _where_else(repo, path)
         if pending:
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
                 yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, path)
             continue
         if "/" not in path and not elsewhere and not _leads(claim, path):
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
-        yield _at_mention(_missing(fact, repo, path, elsewhere, moved=bool(moved)), fact, repo, relative, path)
+        yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, path)
 
 
 # A line of a directory tree: "│   ├── api/   # entry point", "└── README.md", "|-- src/".
-_TREE_ITEM = lazyre.compile(r"^(?P<lead>[ \t│|]{0,200}?)[├└`+|][─-]{2,3}[ \t]+(?P<name>[^\s#]{1,200})", re.M)
+_TREE_ITEM = lazyre.compile(r"^(?P<lead>[ \t│|]{0,200}?)[├└`+|][─-]{2,3}[ \t]+(?P<name>[^\s#]{1,200})")
 _TREE_ROOT = lazyre.compile(r"^[ \t]*(?P<name>[^\s#]{1,100}/)[ \t]*(?:#.*)?$")
 
 
@@ -218,7 +215,8 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
             for at, named in _tree(block, repo, relative.rpartition("/")[0], exclude):
                 owner = held.get(first + at)  # the claim the line is part of
                 if owner is not None and not _GONE.search(block[at]):
-                    yield _missing_at(owner, repo, named)._replace(line=first + at)
+                    elsewhere, moved = _where_else(repo, named)
+                    yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=first + at)
 
 
 def _drawn(lines: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
@@ -260,12 +258,13 @@ def _tree(block: list[str], repo: Repository, near: str, exclude: tuple[str, ...
             yield at, path
 
 
-def _missing_at(fact: Fact, repo: Repository, path: str) -> Finding:
-    """`missing_path` for a path the fact names, with where the repository has that name."""
+def _where_else(repo: Repository, path: str) -> tuple[list[str], bool]:
+    """The listed files of a missing path's name, or where git's rename detection followed it
+    when no one file has that name; and whether it was followed."""
     name = path.rstrip("/").rpartition("/")[2]
     elsewhere = [p for p in repo.named(name) if not p.endswith("/" + path)]
     moved = repo.moved(path) if len(elsewhere) != 1 else None
-    return _missing(fact, repo, path, [moved] if moved else elsewhere, moved=bool(moved))
+    return ([moved], True) if moved else (elsewhere, False)  # renamed, perhaps again: git followed it there
 
 
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
