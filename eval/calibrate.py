@@ -5,8 +5,8 @@ Every dev folder is scanned as `run_real.py` scans it; each comparison finding n
 description (`judge` in the JSON output: rule[/how]/order/place/evidence). A finding is right
 when it is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its
 order), and wrong otherwise. The counts of right and wrong findings per description and per
-coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of) are written to
-judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
+coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of), and the number of
+repositories they came from, are written to judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
 findings are counted on the dev part of the grounding eval (eval/grounding, as
 `run_grounding.py` scores them: right when they name a rotted claim), per rule/how/repository
 and rule/repository. The test parts are never scanned here.
@@ -49,23 +49,26 @@ def levels(judge: str) -> tuple[str, str, str]:
 
 
 def counts(items: list[dict[str, Any]], labels: rr.Labels) -> dict[str, list[int]]:
+    """[right, wrong, repositories] per description; a finding's repository is its folder."""
     judged = sorted(((rr.to_finding(item), item["judge"]) for item in items), key=lambda pair: pair[0].key())
     counted: set[tuple[str, int]] = set()
     out: Counter[tuple[str, bool]] = Counter()
+    seen: dict[str, set[str]] = {}
     for finding, judge in judged:
         fresh = [pair for pair in rr.hits(finding, labels.problems) if pair not in counted]
         if fresh:
             counted.add(fresh[0])
         for key in dict.fromkeys(levels(judge)):
             out[key, bool(fresh)] += 1
-    keys = sorted({key for key, _ in out})
-    return {key: [out[key, True], out[key, False]] for key in keys}
+            seen.setdefault(key, set()).add(finding.loc.path.split("/", 1)[0])
+    return {key: [out[key, True], out[key, False], len(seen[key])] for key in sorted(seen)}
 
 
 def grounding_counts() -> tuple[dict[str, list[int]], int]:
     """Right and wrong grounding findings per description on the grounding eval's dev part."""
     dev = json.loads((rg.DATA / "split.json").read_text("utf-8"))["dev"]
     out: Counter[tuple[str, bool]] = Counter()
+    seen: dict[str, set[str]] = {}
     for name in dev:
         result = rg.score(rg.DATA / "repos" / name, rr.DEFAULT_SRC)
         for right, found in ((True, result["right"]), (False, result["wrong"])):
@@ -73,8 +76,8 @@ def grounding_counts() -> tuple[dict[str, list[int]], int]:
                 rule, how, _ = str(item["judge"]).split("/")
                 for key in grounding_keys(rule, how):
                     out[key, right] += 1
-    keys = sorted({key for key, _ in out})
-    return {key: [out[key, True], out[key, False]] for key in keys}, len(dev)
+                    seen.setdefault(key, set()).add(name)
+    return {key: [out[key, True], out[key, False], len(seen[key])] for key in sorted(seen)}, len(dev)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,11 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
                          f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems); grounding "
                          f"findings ({REPOSITORY}) on the dev part of eval/grounding ({repositories} repositories)")
-    judges = Judges({key: (tp, fp) for key, (tp, fp) in fitted.items()}, float(data["min_precision"]),
-                    int(data["min_support"]))
-    for key, (tp, fp) in fitted.items():
+    judges = Judges({key: (tp, fp, repositories) for key, (tp, fp, repositories) in fitted.items()},
+                    float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]))
+    for key, (tp, fp, repositories) in fitted.items():
         decided, keeps = judges.verdict((key,), records=False)
-        print(f"{key:<58}{tp:>5}{fp:>5}  {'too few' if not decided else 'keeps' if keeps else 'review'}")
+        print(f"{key:<58}{tp:>5}{fp:>5}{repositories:>4}  {'too few' if not decided else 'keeps' if keeps else 'review'}")
     if args.write:
         JUDGES.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         print(f"written: {JUDGES}")

@@ -104,3 +104,15 @@ def test_judges_json_is_what_the_dev_part_counts_now() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "eval" / "calibrate.py"), "--check"],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_description_seen_in_too_few_repositories_passes_the_verdict_to_a_coarser_one() -> None:
+    """Support is counted in repositories as well as findings: 8 right of 8 in 2 repositories has
+    measured those 2, so a coarser level decides, or none (review for prose)."""
+    from memory_autopsy.engine.judges import Judges
+
+    judges = Judges({"r/how/prose": (8, 0, 2), "r/prose": (30, 10, 9), "q/how/prose": (8, 0, 3)},
+                    min_precision=0.95, min_support=5, min_repositories=3)
+    assert judges.verdict(("r/how/prose", "r/prose"), records=False) == ("r/prose", False)
+    assert judges.verdict(("r/how/prose",), records=False) == ("", False)
+    assert judges.verdict(("q/how/prose", "q/prose"), records=False) == ("q/how/prose", True)

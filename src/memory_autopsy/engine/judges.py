@@ -18,7 +18,10 @@ family whatever their rule: a slot read with two values in prose is the same evi
 dates ordered it (contradicted_implicit) or not (likely_conflict). A finding keeps its rule's
 severity only where the most specific description with at least `min_support` findings was
 right at least `min_precision` of the time; otherwise it is `review`: shown, never failing a
-default run. A description the dev part never saw keeps the rule's severity for explicit
+default run. Support is counted in repositories too: a description decides only when its
+findings came from at least `min_repositories` dev repositories, since the findings of one
+repository share its habits of writing and measure one store, not the rule (the eval is split
+by repository for the same reason); a description seen in fewer is passed over for a coarser one. A description the dev part never saw keeps the rule's severity for explicit
 records (what the synthetic eval measures) and is `review` for prose, which proves nothing
 by itself. A severity the rule file sets for a rule is applied after, and wins.
 
@@ -68,15 +71,17 @@ JUDGES_FILE = Path(__file__).resolve().parent.parent / "lexicon" / "judges.json"
 
 
 class Judges(NamedTuple):
-    counts: Mapping[str, tuple[int, int]]  # description -> (true, false) findings on the dev part
+    # description -> (true, false) findings on the dev part, and the repositories they came from
+    counts: Mapping[str, tuple[int, int, int]]
     min_precision: float
     min_support: int
+    min_repositories: int = 1
 
     def verdict(self, keys: Iterable[str], records: bool) -> tuple[str, bool]:
         """The description that decides and whether it keeps the rule's severity."""
         for key in keys:
-            tp, fp = self.counts.get(key, (0, 0))
-            if tp + fp >= self.min_support:
+            tp, fp, repositories = self.counts.get(key, (0, 0, 0))
+            if tp + fp >= self.min_support and repositories >= self.min_repositories:
                 return key, tp >= self.min_precision * (tp + fp)
         return "", records
 
@@ -84,8 +89,8 @@ class Judges(NamedTuple):
 @lru_cache(maxsize=1)
 def default_judges() -> Judges:
     data = json.loads(JUDGES_FILE.read_text(encoding="utf-8"))
-    counts = {key: (int(tp), int(fp)) for key, (tp, fp) in data["counts"].items()}
-    return Judges(counts, float(data["min_precision"]), int(data["min_support"]))
+    counts = {key: (int(tp), int(fp), int(repositories)) for key, (tp, fp, repositories) in data["counts"].items()}
+    return Judges(counts, float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]))
 
 
 def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, str, str]:
