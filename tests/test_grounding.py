@@ -354,6 +354,8 @@ def test_a_directory_tree_drawn_as_text_names_paths_from_its_root(tmp_path: Path
     "```\n├── apps/\n│   ├── api/\n│   └── web/\n└── src/\n```\n",
     # a placeholder root
     "<project>/\n├── apps/\n│   └── web/\n└── src/\n",
+    # a plan: what it draws is still to be made
+    "## Planned structure (next steps)\n\nroot/\n├── apps/\n│   ├── api/\n│   └── web/\n└── src/\n",
 ])
 def test_a_tree_of_another_folder_is_no_claim_about_this_one(tmp_path: Path, tree: str) -> None:
     repo = committed_repo(tmp_path / "repo", {**TREE_FILES, "memory-bank/systemPatterns.md": "# Structure\n\n" + tree})

@@ -197,7 +197,8 @@ def tree_paths(lines: Sequence[str]) -> tuple[str, list[tuple[int, str]]]:
 
 def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
     """The directory trees memory files draw as text, outside code blocks (what a block draws is
-    an illustration, as its code is): each item is a path from the tree's root, said to exist."""
+    an illustration, as its code is): each item is a path from the tree's root, said to exist,
+    unless the tree is a plan ("## Planned structure", "Next steps")."""
     by_file: dict[str, list[Fact]] = {}
     for fact in ctx.active:
         if fact.shape in ("markdown", "table") and fact.line > 0 and not fact.path.startswith("<"):
@@ -214,7 +215,7 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
         for first, block in _drawn(lines):
             for at, named in _tree(block, repo, relative.rpartition("/")[0], exclude):
                 owner = held.get(first + at)  # the claim the line is part of
-                if owner is not None and not _GONE.search(block[at]):
+                if owner is not None and owner.status not in PENDING and not _GONE.search(block[at]):
                     elsewhere, moved = _where_else(repo, named)
                     yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=first + at)
 
