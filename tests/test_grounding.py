@@ -352,6 +352,7 @@ def test_a_directory_tree_drawn_as_text_names_paths_from_its_root(tmp_path: Path
     "├── server/\n├── client/\n├── shared/\n└── src/\n",
     # in a code block: an illustration, as code is
     "```\n├── apps/\n│   ├── api/\n│   └── web/\n└── src/\n```\n",
+    "<pre>\n├── apps/\n│   ├── api/\n│   └── web/\n└── src/\n</pre>\n",
     # a placeholder root
     "<project>/\n├── apps/\n│   └── web/\n└── src/\n",
     # a plan: what it draws is still to be made

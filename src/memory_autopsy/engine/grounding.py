@@ -67,7 +67,7 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
         claim = fact.claim
         if fact.path.startswith("<") or _GONE.search(claim):
             continue  # removed, renamed, replaced: what such a claim names is not said to exist
-        relative = os.path.relpath(os.path.abspath(fact.path), repo.root).replace(os.sep, "/")
+        relative = _relative(fact.path, repo)
         paths = ("/" in claim or "." in claim) and not _UNTRACKED.search(claim)
         runs = any(runner in claim for runner in _RUNNERS)
         written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
@@ -197,15 +197,16 @@ def tree_paths(lines: Sequence[str]) -> tuple[str, list[tuple[int, str]]]:
 
 def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
     """The directory trees memory files draw as text, outside code blocks (what a block draws is
-    an illustration, as its code is): each item is a path from the tree's root, said to exist,
+    an illustration, as its code is: the reader reads no claim there, so no item there has one):
+    each item is a path from the tree's root, said to exist,
     unless the tree is a plan ("## Planned structure", "Next steps")."""
     by_file: dict[str, list[Fact]] = {}
     for fact in ctx.active:
-        if fact.shape in ("markdown", "table") and fact.line > 0 and not fact.path.startswith("<"):
+        if fact.shape in _AS_LINES and fact.line > 0 and not fact.path.startswith("<"):
             by_file.setdefault(fact.path, []).append(fact)
     for path, facts in by_file.items():
-        relative = os.path.relpath(os.path.abspath(path), repo.root).replace(os.sep, "/")
-        lines = [] if relative.startswith("../") else repo.lines(relative)
+        relative = _relative(path, repo)
+        lines = _lines(repo, relative)
         if not any(_TREE_ITEM.match(line) for line in lines):
             continue
         held: dict[int, Fact] = {}
@@ -214,30 +215,27 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
                 held.setdefault(line, fact)
         for first, block in _drawn(lines):
             for at, named in _tree(block, repo, relative.rpartition("/")[0], exclude):
-                owner = held.get(first + at)  # the claim the line is part of
+                # the claim the line is part of: none in a code block, which the reader leaves out
+                owner = held.get(first + at)
                 if owner is not None and owner.status not in PENDING and not _GONE.search(block[at]):
                     elsewhere, moved = _where_else(repo, named)
                     yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=first + at)
 
 
 def _drawn(lines: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
-    """Each tree outside a code block, as (1-based line of its first line, its lines): its items
-    and the root line just above them."""
-    fenced, start = False, 0
+    """Each tree a file draws, as (1-based line of its first line, its lines): its items and the
+    root line just above them."""
+    start = 0
     block: list[str] = []
     for number, text in enumerate([*lines, ""], start=1):
-        fence = text.lstrip().startswith(("```", "~~~"))
-        drawn = _TREE_ITEM.match(text) or block and text.lstrip().startswith(("│", "|"))
-        if drawn and not fenced and not fence:
+        if _TREE_ITEM.match(text) or block and text.lstrip().startswith(("│", "|")):
             if not block:
                 root = number > 1 and _TREE_ROOT.match(lines[number - 2])
                 block, start = ([lines[number - 2]], number - 1) if root else ([], number)
             block.append(text)
-            continue
-        if block:
+        elif block:
             yield start, block
             block = []
-        fenced ^= fence
 
 
 def _tree(block: list[str], repo: Repository, near: str, exclude: tuple[str, ...]) -> Iterator[tuple[int, str]]:
@@ -268,13 +266,25 @@ def _where_else(repo: Repository, path: str) -> tuple[list[str], bool]:
     return ([moved], True) if moved else (elsewhere, False)  # renamed, perhaps again: git followed it there
 
 
+_AS_LINES = ("markdown", "table")  # the shapes whose facts are lines of their file
+
+
+def _relative(path: str, repo: Repository) -> str:
+    """A memory file's path in the repository ("../…" when it lies outside)."""
+    return os.path.relpath(os.path.abspath(path), repo.root).replace(os.sep, "/")
+
+
+def _lines(repo: Repository, relative: str) -> list[str]:
+    """A memory file's lines as written; none for a file outside the repository."""
+    return [] if relative.startswith("../") else repo.lines(relative)
+
+
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
     """The claim as its file (`relative` in the repository) has it, code spans and all (the
     reader drops the backticks), when its lines can be read and still say it; else the claim."""
-    if fact.shape not in ("markdown", "table") or fact.line < 1:
+    if fact.shape not in _AS_LINES or fact.line < 1:
         return fact.claim
-    lines = [] if relative.startswith("../") else repo.lines(relative)
-    written = "\n".join(lines[fact.line - 1:max(fact.end_line, fact.line)])
+    written = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
     if " ".join(_MARKUP.sub("", fact.claim[:24]).split()) not in " ".join(_MARKUP.sub("", written).split()):
         return fact.claim
     return _EXAMPLE.sub(" ", written)
@@ -283,9 +293,9 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
 def _at_mention(finding: Finding, fact: Fact, repo: Repository, relative: str, path: str) -> Finding:
     """The finding on the line that writes the path, where the claim runs over several (a
     wrapped bullet): the annotation marks the path, not the item's first line."""
-    if fact.end_line <= fact.line or relative.startswith("../"):
+    if fact.end_line <= fact.line:
         return finding
-    for line, text in enumerate(repo.lines(relative)[fact.line - 1:fact.end_line], start=fact.line):
+    for line, text in enumerate(_lines(repo, relative)[fact.line - 1:fact.end_line], start=fact.line):
         if path in text.replace("`", ""):
             return finding._replace(line=line) if line != finding.line else finding
     return finding
