@@ -44,6 +44,11 @@ class Declared(NamedTuple):
     line: int
 
 
+def _from(path: str, near: str) -> tuple[str, ...]:
+    """A repository path as memory writes it, read from the root and from the folder `near`."""
+    return (path, os.path.normpath(f"{near}/{path}").replace(os.sep, "/")) if near else (path,)
+
+
 @dataclass(eq=False)
 class Repository:
     """One git work tree: its root and the paths git lists in it (tracked, and untracked files
@@ -99,14 +104,8 @@ class Repository:
         """Whether the repository has `path` (a file or a folder): as written from its root or
         from the folder `near`, or as the trailing part of a longer path (memory drops a
         leading `src/`), or on disk though git ignores it (a local `.env`)."""
-        path = path.strip("/")
-        if path.startswith("./"):
-            path = path[2:]
-        if not path:
-            return True
-        if path in self._tails:
-            return True
-        if near and os.path.normpath(f"{near}/{path}").replace(os.sep, "/") in self._tails:
+        path = path.strip("/").removeprefix("./")
+        if not path or any(p in self._tails for p in _from(path, near)):
             return True
         on_disk = os.path.normpath(os.path.join(self.root, path))
         # only asked inside the tree: memory a pull request wrote never learns what lies outside it
@@ -133,9 +132,7 @@ class Repository:
     def has(self, path: str, near: str = "") -> bool:
         """Whether `path` is a listed file or folder as written from the root or from `near`
         (not as the trailing part of a longer path)."""
-        path = path.strip("/").removeprefix("./")
-        return any(p in self.listed or p in self.folders
-                   for p in (path, os.path.normpath(f"{near}/{path}").replace(os.sep, "/") if near else path))
+        return any(p in self.listed or p in self.folders for p in _from(path.strip("/").removeprefix("./"), near))
 
     def ignored(self, path: str) -> bool:
         """Whether the repository's `.gitignore` files leave `path` out: a local file (`.env`,
@@ -400,6 +397,7 @@ def _cargo_versions(path: str, text: str) -> Iterator[Declared]:
         yield Declared("rust", package["rust-version"], path, _line_of(text, "rust-version"))
 
 
+_MAJOR = re.compile(r"/v\d+$")  # a Go module's major version suffix
 _GO_LINE = re.compile(r"^\s*(?:require\s+)?([\w.\-/]+)\s+v(\d[\w.\-+]*)", re.M)
 
 
@@ -414,7 +412,7 @@ def _go_versions(path: str, text: str) -> Iterator[Declared]:
             module = match.group(1)
             yield Declared(module, match.group(2), path, number)
             # `github.com/a/go-output/v2` is go-output: a major version's suffix is no name
-            yield Declared(re.sub(r"/v\d+$", "", module.rstrip("/")).rpartition("/")[2], match.group(2), path, number)
+            yield Declared(_MAJOR.sub("", module.rstrip("/")).rpartition("/")[2], match.group(2), path, number)
 
 
 def _requirement_lines(path: str, text: str) -> Iterator[Declared]:
