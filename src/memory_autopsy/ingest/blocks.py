@@ -132,15 +132,17 @@ def iter_blocks(lines: list[str], start: int = 0, end: int | None = None) -> Gen
         number = index + 1
         raw = lines[index]
         if fence is not None:
-            if raw.strip().startswith(fence) if fence[0] != "<" else fence in raw.lower():
+            if _closes(raw, fence):
                 fence = None
             continue
-        opened = _FENCE.match(raw) or _CODE_TAG.match(raw) if "`" in raw or "~" in raw or "<" in raw else None
+        opened = None
+        if "`" in raw or "~" in raw or "<" in raw:  # most lines open nothing: no pattern is tried
+            opened = _FENCE.match(raw) or _CODE_TAG.match(raw)
         if opened and not comments.open:
             yield from build.flush()
             tag = opened.group(1)
             fence = tag[0] * 3 if tag[0] in "`~" else f"</{tag.lower()}>"
-            if fence[0] == "<" and fence in raw.lower():
+            if fence[0] == "<" and _closes(raw, fence):
                 fence = None  # `<pre>one line</pre>`
             yield Block("code", "", number, number)  # content for its section, never a claim
             continue
@@ -158,6 +160,12 @@ def iter_blocks(lines: list[str], start: int = 0, end: int | None = None) -> Gen
         yield from _line(build, text, number, rules)
     yield from build.flush()
     return fence is None and not comments.open and not build.header
+
+
+def _closes(raw: str, fence: str) -> bool:
+    """Whether the line closes the code block: its fence's marks open it, or it holds the tag's
+    closing tag."""
+    return fence in raw.lower() if fence[0] == "<" else raw.strip().startswith(fence)
 
 
 def _line(build: _Builder, text: str, number: int, rules: tuple[str, ...]) -> Iterator[Block]:
