@@ -147,3 +147,38 @@ def test_why_explains_a_finding_flagged_on_a_heading(tmp_path: Path) -> None:
 def test_an_ignore_above_a_heading_silences_its_finding(tmp_path: Path) -> None:
     _pending_heading(tmp_path, "<!-- memory-autopsy: ignore status_conflict -->\n")
     assert conflicts(tmp_path) == []
+
+
+STATUS_LINES = [
+    "**Status:** ✅ COMPLETE",
+    "**Status**: Completed (2026-01-01)",
+    "Status: Done - shipped with tests",
+    "- **State:** ✅ done",
+    "**状態**: ✅ Completed (2026-01-01)",
+]
+
+
+@pytest.mark.parametrize(("line", "task"), list(product(STATUS_LINES, TASKS)))
+def test_a_status_line_under_a_heading_says_that_of_the_heading(tmp_path: Path, line: str, task: str) -> None:
+    """"### Phase 3: AI Implementation" with "**Status:** ✅ COMPLETE" below it records the
+    work done as "### Phase 3: AI Implementation ✅" would; the finding names the status line."""
+    write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {task}\n")
+    write(tmp_path / "memory-bank" / "progress.md",
+          f"# Progress\n\n### {task}\n\nSome context first.\n\n{line}\n\nShipped with tests.\n")
+    found = conflicts(tmp_path)
+    assert len(found) == 1, found
+    evidence = found[0]["related"][0]  # type: ignore[index]
+    assert (Path(str(evidence["path"])).name, evidence["line"]) == ("progress.md", 7)
+
+
+@pytest.mark.parametrize("progress", [
+    "### {task}\n\n- Step one\n  - **Status:** ✅ COMPLETE\n",  # the item's status, not the section's
+    "### {task}\n\n**Status:** living document, edit freely\n",  # a label that states no status
+    "### {task}\n\n**Owner:** ✅ the platform team\n",  # not a status label
+    "## Completed\n\n**Status:** ✅ COMPLETE\n",  # a generic heading is no claim
+])
+def test_a_status_line_that_is_not_the_sections_says_nothing_of_it(tmp_path: Path, progress: str) -> None:
+    task = TASKS[0]
+    write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {task}\n")
+    write(tmp_path / "memory-bank" / "progress.md", "# Progress\n\n" + progress.format(task=task))
+    assert conflicts(tmp_path) == []

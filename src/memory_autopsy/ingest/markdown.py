@@ -44,6 +44,9 @@ _REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s
 _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
+# "**Status:** ✅ COMPLETE", "状態: 完了": a line that only states a status, under its label
+_STATUS_LINE = lazyre.compile(r"[-*+]?[ \t]*([^\W\d_][^:：\n]{0,24})[:：][ \t]*(.*)")
+_VALUE_END = lazyre.compile(r"[ \t]*[(（]|[ \t]+[-–—][ \t]")  # "In Progress (codex)", "Done - shipped"
 _ALNUM = lazyre.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
@@ -63,6 +66,7 @@ class _Section:
     ident: str
     line: int
     has_content: bool = False
+    claimed: bool = False  # its title already carries a status (a heading claim)
 
 
 class _StackView(NamedTuple):
@@ -273,6 +277,33 @@ class Parser:
         )
         self._finish(draft, block, status)
         draft.kind, draft.status = HEADING_KIND, status
+        self.stack[-1].claimed = True
+
+    def _status_line(self, block: Block, body: str) -> None:
+        """A line of a section that only states a status under a status label ("**Status:** ✅
+        COMPLETE", "**状態**: ✅ Completed (2026-01-01)" under "### Phase 3: AI Implementation")
+        says that of the section's title, as a heading that marks itself does: a heading claim,
+        placed on the status line. The first such line of a named section decides; a line nested
+        in a list item is that item's."""
+        section = self.stack[-1] if self.stack else None
+        if section is None or section.claimed or section.status is not None or not section.name:
+            return
+        if block.indent or block.kind not in ("sentence", "line", "item"):
+            return
+        line = _STATUS_LINE.match(body)
+        if line is None or line.group(1).strip(" *_").casefold() not in self.lexicon.status_columns:
+            return
+        value = line.group(2).strip(" *_")
+        status = cell_status(value, self.lexicon) or cell_status(_VALUE_END.split(value, maxsplit=1)[0], self.lexicon)
+        if status not in _STATUSES:
+            return
+        draft = Draft(
+            entity=self._entity or self.file_entity, claim=section.name, path=self.path, line=block.line,
+            fidelity=Fidelity.PARTIAL, body=section.name, named=True,
+        )
+        self._finish(draft, block, status)
+        draft.kind, draft.status = HEADING_KIND, status
+        section.claimed = True
 
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
@@ -329,6 +360,7 @@ class Parser:
         if block.kind == "item" and _REFERENCE.match(block.text):
             self.result.references.append((block.line, block.text))
             return
+        self._status_line(block, body)
         if block.kind == "sentence" and len(body.split()) < self.lexicon.sentence_min_words:
             if not self.stack and self.file_date is None and (found := find_dates(body)):
                 self.file_date = found[0]  # "2025-04-01 17:54:42 - Log of updates made."
