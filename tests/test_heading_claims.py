@@ -182,3 +182,33 @@ def test_a_status_line_that_is_not_the_sections_says_nothing_of_it(tmp_path: Pat
     write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {task}\n")
     write(tmp_path / "memory-bank" / "progress.md", "# Progress\n\n" + progress.format(task=task))
     assert conflicts(tmp_path) == []
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("done", [
+    "| Phase | State |\n|---|---|\n| {task} | ✅ Completed |\n",
+    "## Status\n- [x] {task}\n",
+    "## {task} ✅ COMPLETE\n\nShipped.\n",
+])
+def test_a_section_whose_boxes_are_all_open_is_pending(tmp_path: Path, task: str, done: str) -> None:
+    """"### Phase 1: Core/Domain" over nothing but open boxes is Phase 1 not started: against
+    Phase 1 done elsewhere, one conflict, on the first open box."""
+    write(tmp_path / "memory-bank" / "progress.md", "# Progress\n\n" + done.format(task=task))
+    write(tmp_path / "memory-bank" / "plan.md",
+          f"# Plan\n\n### {task}\n**Goal**: the model\n- [ ] CellState.cs\n- [ ] PlayerType.cs\n- [ ] BoardPosition.cs\n")
+    found = conflicts(tmp_path)
+    assert [(Path(str(f["path"])).name, f["line"]) for f in found] == [("plan.md", 5)], found
+
+
+@pytest.mark.parametrize("plan", [
+    "### {task}\n- [ ] CellState.cs\n",  # one open box is one item, not the section
+    "### {task}\n- [x] CellState.cs\n- [ ] PlayerType.cs\n- [ ] BoardPosition.cs\n",  # begun
+    "### {task}\n- [ ] CellState.cs\n- [ ] PlayerType.cs\n\n**Status:** ✅ Completed\n",  # its own status wins
+    "### {task}\n- Notes\n  - [ ] CellState.cs\n  - [ ] PlayerType.cs\n",  # an item's boxes
+    "## Next Steps\n- [ ] CellState.cs\n- [ ] PlayerType.cs\n",  # a generic heading is no claim
+])
+def test_a_section_with_checked_or_few_open_boxes_says_nothing_of_its_title(tmp_path: Path, plan: str) -> None:
+    task = TASKS[1]
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n- [x] {task}\n")
+    write(tmp_path / "memory-bank" / "plan.md", "# Plan\n\n" + plan.format(task=task))
+    assert conflicts(tmp_path) == []

@@ -67,6 +67,9 @@ class _Section:
     line: int
     has_content: bool = False
     claimed: bool = False  # its title already carries a status (a heading claim)
+    open_boxes: int = 0  # its own check boxes, open and checked
+    checked_boxes: int = 0
+    open_claim: _Pending | None = None  # the claim that its title is pending, while only open boxes follow it
 
 
 class _StackView(NamedTuple):
@@ -86,6 +89,7 @@ class _Pending:
     sections: tuple[str, ...]
     entry: str
     prose_date: str | None
+    void: bool = False  # withdrawn before the file ends (a section's title read as pending too soon)
 
 
 @dataclass
@@ -305,9 +309,36 @@ class Parser:
         draft.kind, draft.status = HEADING_KIND, status
         section.claimed = True
 
+    def _box(self, block: Block) -> None:
+        """A named section whose own check boxes are all open ("### Phase 1: Core/Domain" over
+        "- [ ] CellState.cs", "- [ ] PlayerType.cs") says its title is pending: a heading claim on
+        its first open box, kept when the section closes with two open boxes or more and none
+        checked, and no status of its own."""
+        section = self.stack[-1] if self.stack else None
+        if section is None or block.indent:
+            return
+        status = self.lexicon.checkbox.get(block.check or "", "")
+        if status == "done":
+            section.checked_boxes += 1
+            return
+        if status != "pending":
+            return
+        section.open_boxes += 1
+        if section.open_boxes == 1 and not section.checked_boxes and section.status is None and section.name:
+            draft = Draft(
+                entity=self._entity or self.file_entity, claim=section.name, path=self.path, line=block.line,
+                fidelity=Fidelity.PARTIAL, body=section.name, named=True,
+            )
+            self._finish(draft, block, "pending")
+            draft.kind, draft.status = HEADING_KIND, "pending"
+            section.open_claim = self.pending[-1]
+
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
             section = self.stack.pop()
+            claim = section.open_claim
+            if claim is not None and (section.claimed or section.checked_boxes or section.open_boxes < 2):
+                claim.void = True
             self._stack_view = None
             if section.entity and not section.has_content and _is_name(section.entity):
                 self.result.declarations.append(
@@ -361,6 +392,8 @@ class Parser:
             self.result.references.append((block.line, block.text))
             return
         self._status_line(block, body)
+        if block.check is not None:
+            self._box(block)
         if block.kind == "sentence" and len(body.split()) < self.lexicon.sentence_min_words:
             if not self.stack and self.file_date is None and (found := find_dates(body)):
                 self.file_date = found[0]  # "2025-04-01 17:54:42 - Log of updates made."
@@ -531,6 +564,8 @@ class Parser:
     def finish(self) -> MarkdownResult:
         self._close_sections(0)
         for item in self.pending:
+            if item.void:
+                continue
             item.draft.observed_at = (
                 item.line_date
                 or next((self.section_dates[s] for s in item.sections if s in self.section_dates), None)
