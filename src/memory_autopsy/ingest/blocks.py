@@ -32,6 +32,9 @@ _OWN_LINE = lazyre.compile(
 )
 _SUPPRESS = lazyre.compile(r"memory-autopsy[ \t]*:[ \t]*ignore\b(?P<rules>[^>]*)", re.I)
 _RULE_SEPARATOR = lazyre.compile(r"[,\s]+")
+# A line of a paragraph that opens with a bold label ("**Date:** 2026-03-22", "**Rationale**:
+# …") is a field of its own, as a bullet would be: "**Decision:**" under "**Issue:**" starts anew.
+_FIELD = lazyre.compile(r"\*\*[^*\n]{1,40}?(?:[:：]\*\*|\*\*[:：])")
 _CELL_SEPARATOR = lazyre.compile(r"(?<!\\)\|")
 
 
@@ -257,9 +260,13 @@ def _sentences(para: list[tuple[int, str]], rules: tuple[str, ...]) -> Iterator[
         size += len(text)
     joined = " ".join(parts)
     last = para[-1][0]
+    cuts = _cuts(joined)
+    fields = [at for (at, _), (_, text) in zip(starts[1:], para[1:]) if text[:2] == "**" and _FIELD.match(text)]
+    if fields:
+        cuts = sorted({*cuts, *fields})
     pos = 0
     cursor = 0
-    for cut in _cuts(joined):
+    for cut in cuts:
         raw = joined[pos:cut]
         sentence = raw.strip()
         if sentence:
