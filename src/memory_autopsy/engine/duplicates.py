@@ -12,7 +12,7 @@ from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem, trigrams
+from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem, trigrams
 
 THRESHOLD = 0.91
 # Claims kept per blocking key: a hot entity of templated claims stays linear.
@@ -64,6 +64,52 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
                 )
             )
     return findings, flagged
+
+
+SENTENCE_WORDS = 6  # a claim this long, stored word for word under another entity, is one claim twice
+SENTENCE_NAMES = 4  # … when that many of its words are words (a timestamp or a code is no sentence)
+
+
+def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
+    """A sentence stored word for word under two entities of a store (two sections, two graph
+    entities, the same rule in two files): the per-entity pass sees one entity at a time, and
+    a heading above a copy is no new subject. Each entity's first copy of the sentence after
+    the first entity's is flagged (later copies within an entity are that pass's); a short
+    claim ("Status: done", "625 tests passing") may be true of two subjects, and so is a
+    predicate whose subject is its entity ("runs on the shared cluster" under "## search-index"
+    and under "## metrics-store", "Takes the page as a prop" observed of two components): both
+    are left alone, as are results reported again in a log and a copy with another status."""
+    files = ctx.settings.focus
+    held = None if files is None else {ctx.norm_body(f) for f in ctx.facts if f.path in files}
+    first: dict[tuple[str, str | None, str | None], tuple[Fact, set[str]]] = {}
+    for fact in ctx.facts:
+        if fact.order in in_blocks:
+            continue
+        norm = ctx.norm_body(fact)
+        if norm.count(" ") < SENTENCE_WORDS - 1 or held is not None and norm not in held:
+            continue
+        if sum(1 for word in norm.split() if len(word) > 2 and word.isalpha()) < SENTENCE_NAMES:
+            continue
+        if _predicate(fact.claim):
+            continue
+        key = (norm, fact.valid_from, fact.valid_to)
+        seen = first.get(key)
+        form = entity_form(fact.entity)
+        if seen is None:
+            first[key] = (fact, {form})
+            continue
+        original, forms = seen
+        if form in forms:
+            continue
+        forms.add(form)
+        if fact.status != original.status or _reported_again(fact, original):
+            continue
+        yield fact_finding(
+            "duplicate", fact,
+            f"identical to {original.path}:{original.line} {quote(original.claim)!r} "
+            "(normalized hash match, under another heading or entity)",
+            related=[original], symmetric=True,
+        )
 
 
 def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
@@ -328,6 +374,26 @@ def _best_match(
 def _repeated_event(a: Fact, b: Fact) -> bool:
     """"Ran pytest" in two dated entries happened twice: history, not a copy."""
     return a.kind == b.kind == "event" and a.entry != b.entry and a.observed_at != b.observed_at
+
+
+_ADVERB = lazyre.compile(r"(?:\w+ly|now|also|still|then|always|never)\s+", re.I)
+
+
+def _predicate(claim: str) -> bool:
+    """A claim that opens with its verb ("runs on …", "Takes the page as a prop", "Currently
+    expects …"): the subject is the entity it is stored under. (A participle opens a predicate
+    as often as a name: "Located at src/…" of one file under two names, "Automated checks".)"""
+    text = claim.lstrip(" -*_")
+    adverb = _ADVERB.match(text)
+    word = text[adverb.end() if adverb else 0:].split(" ", 1)[0].casefold()
+    if not word.isalpha() or len(word) < 4:  # "Status:", "CI/CD", "Use": a label or a name
+        return False
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _reported_again(a: Fact, b: Fact) -> bool:
+    """"Push: failed (no remote)" in two entries of a log, on two days: said again, not copied."""
+    return bool(a.entry) and a.entry != b.entry and a.observed_at is not None and b.observed_at not in (None, a.observed_at)
 
 
 def _digits(ctx: Context, fact: Fact) -> list[str]:
