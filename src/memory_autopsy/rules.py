@@ -50,7 +50,10 @@ def _rule(id: str, layer: str, severity: Severity, summary: str, help: str, bad:
 RULES: tuple[Rule, ...] = (
     _rule("duplicate", "1", Severity.INFO, "The same claim is stored twice.",
           """The same entity holds the same claim twice once case, whitespace and punctuation are
-          normalized, whatever the dates. The later copy is flagged; the fix plan deletes it.""",
+          normalized, whatever the dates. A sentence of six words or more is a copy under another
+          heading, graph entity or file of the store too, unless it is a predicate of its heading
+          ("Runs on the shared cluster" under two services) or a result a log reports again on
+          another day. The later copy is flagged; the fix plan deletes it.""",
           "- cache-tier: uses redis 7\n- cache-tier: uses Redis 7.", "- cache-tier: uses redis 7"),
     _rule("near_duplicate", "1", Severity.WARNING, "The same claim is stored twice in other words.",
           """Two claims of one entity are lexically almost identical (character-trigram similarity
