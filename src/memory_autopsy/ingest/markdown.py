@@ -275,13 +275,18 @@ class Parser:
         status = status_of(block.text, self.lexicon) or self._section_status
         if status not in _STATUSES:
             return
+        self._title_claim(block, name, status)
+        self.stack[-1].claimed = True
+
+    def _title_claim(self, block: Block, name: str, status: str) -> _Pending:
+        """A claim of kind `heading` that the section titled `name` has `status`, placed at `block`."""
         draft = Draft(
             entity=self._entity or self.file_entity, claim=name, path=self.path, line=block.line,
             fidelity=Fidelity.PARTIAL, body=name, named=True,
         )
         self._finish(draft, block, status)
         draft.kind, draft.status = HEADING_KIND, status
-        self.stack[-1].claimed = True
+        return self.pending[-1]
 
     def _status_line(self, block: Block, body: str) -> None:
         """A line of a section that only states a status under a status label ("**Status:** ✅
@@ -301,12 +306,7 @@ class Parser:
         status = cell_status(value, self.lexicon) or cell_status(_VALUE_END.split(value, maxsplit=1)[0], self.lexicon)
         if status not in _STATUSES:
             return
-        draft = Draft(
-            entity=self._entity or self.file_entity, claim=section.name, path=self.path, line=block.line,
-            fidelity=Fidelity.PARTIAL, body=section.name, named=True,
-        )
-        self._finish(draft, block, status)
-        draft.kind, draft.status = HEADING_KIND, status
+        self._title_claim(block, section.name, status)
         section.claimed = True
 
     def _box(self, block: Block) -> None:
@@ -325,13 +325,7 @@ class Parser:
             return
         section.open_boxes += 1
         if section.open_boxes == 1 and not section.checked_boxes and section.status is None and section.name:
-            draft = Draft(
-                entity=self._entity or self.file_entity, claim=section.name, path=self.path, line=block.line,
-                fidelity=Fidelity.PARTIAL, body=section.name, named=True,
-            )
-            self._finish(draft, block, "pending")
-            draft.kind, draft.status = HEADING_KIND, "pending"
-            section.open_claim = self.pending[-1]
+            section.open_claim = self._title_claim(block, section.name, "pending")
 
     def _close_sections(self, level: int) -> None:
         while self.stack and self.stack[-1].level >= level:
