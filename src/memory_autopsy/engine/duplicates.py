@@ -376,16 +376,17 @@ def _repeated_event(a: Fact, b: Fact) -> bool:
     return a.kind == b.kind == "event" and a.entry != b.entry and a.observed_at != b.observed_at
 
 
-_ADVERB = lazyre.compile(r"(?:\w+ly|now|also|still|then|always|never)\s+", re.I)
+_ADVERBS = frozenset({"now", "also", "still", "then", "always", "never"})
 
 
 def _predicate(claim: str) -> bool:
     """A claim that opens with its verb ("runs on …", "Takes the page as a prop", "Currently
     expects …"): the subject is the entity it is stored under. (A participle opens a predicate
     as often as a name: "Located at src/…" of one file under two names, "Automated checks".)"""
-    text = claim.lstrip(" -*_")
-    adverb = _ADVERB.match(text)
-    word = text[adverb.end() if adverb else 0:].split(" ", 1)[0].casefold()
+    words = claim.lstrip(" -*_").split(" ", 2)
+    word = words[0].casefold()
+    if (word.endswith("ly") or word in _ADVERBS) and len(words) > 1:  # "Currently expects …"
+        word = words[1].casefold()
     if not word.isalpha() or len(word) < 4:  # "Status:", "CI/CD", "Use": a label or a name
         return False
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))

@@ -45,8 +45,8 @@ _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
 # "**Status:** ✅ COMPLETE", "状態: 完了": a line that only states a status, under its label
-_STATUS_LINE = lazyre.compile(r"[-*+]?[ \t]*([^\W\d_][^:：\n]{0,24})[:：][ \t]*(.*)")
-_VALUE_END = lazyre.compile(r"[ \t]*[(（]|[ \t]+[-–—][ \t]")  # "In Progress (codex)", "Done - shipped"
+_STATUS_LINE = lazyre.compile(r"([^\W\d_][^:：\n]{0,24})[:：](.*)")
+_VALUE_END = lazyre.compile(r"[(（]|[ \t][-–—][ \t]")  # "In Progress (codex)", "Done - shipped"
 _ALNUM = lazyre.compile(r"[^\W_]")  # what str.isalnum() accepts: a word character but `_`
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tbd", "?", "..."})
 _FILE_DATE_KEYS = ("updated", "last_updated", "lastupdated", "updated_at", "date", "modified",
@@ -299,7 +299,7 @@ class Parser:
             return
         if block.indent or block.kind not in ("sentence", "line", "item"):
             return
-        line = _STATUS_LINE.match(body)
+        line = _STATUS_LINE.match(body.lstrip(" \t-*+"))
         if line is None or line.group(1).strip(" *_").casefold() not in self.lexicon.status_columns:
             return
         value = line.group(2).strip(" *_")
