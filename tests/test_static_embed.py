@@ -181,12 +181,18 @@ def test_ci_without_the_extra_runs_the_heuristics_quietly(restated: Path, monkey
     assert _ci_engine(restated, "--isolated")[0] == "heuristic"
 
 
-def test_a_restatement_in_the_same_words_says_so(tmp_path: Path) -> None:
-    """Two files of one store holding one sentence under two headings: a copy the copy rule (one
-    entity) leaves to this layer, which says it repeats the words, not that it rewords them."""
-    same = "Check for existing components to reuse before writing a new one"
+@pytest.mark.parametrize(("same", "layer"), [
+    ("Always reuse existing interface components", "3"),  # too short for the copy rule
+    ("Check for existing components to reuse before writing a new one", "1"),  # a copied sentence
+])
+def test_a_restatement_in_the_same_words_says_so(tmp_path: Path, same: str, layer: str) -> None:
+    """Two files of one store holding one sentence under two headings. A sentence of six words
+    or more is a copy (`duplicate`, layer 1); a shorter one the copy rule leaves to this layer,
+    which says it repeats the words, not that it rewords them. Never both."""
     paths = _two_files(tmp_path, same, same)
     done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
                        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": ""})
-    [finding] = [f for f in json.loads(done.out)["findings"] if f["layer"] == "3"]
-    assert "in the same words (claim similarity 1.00)" in finding["message"], finding
+    [finding] = [f for f in json.loads(done.out)["findings"] if f["layer"] in ("1", "3")]
+    assert finding["layer"] == layer, finding
+    expected = "in the same words (claim similarity 1.00)" if layer == "3" else "under another heading or entity"
+    assert expected in finding["message"], finding
