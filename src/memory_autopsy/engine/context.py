@@ -109,6 +109,13 @@ class Context:
         ignore comments), made once."""
         return [*self.facts, *self.headings] if self.headings else self.facts
 
+    @cached_property
+    def focus_claims(self) -> frozenset[str] | None:
+        """The normalized claims of the files in focus (None without a focus): only a claim a
+        changed file holds can have a copy whose finding touches one."""
+        files = self.settings.focus
+        return None if files is None else frozenset(self.norm_body(f) for f in self.facts if f.path in files)
+
     @property
     def vocabulary(self) -> Vocabulary:
         return self.settings.vocabulary

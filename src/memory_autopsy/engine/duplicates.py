@@ -34,10 +34,10 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
     Facts inside a copied block are reported once, for the block."""
     findings: list[Finding] = []
     flagged: set[int] = set(in_blocks or ())
-    norm_body, files = ctx.norm_body, ctx.settings.focus
-    # With a focus (the hook's changed files), only a claim a changed file holds can have a copy
-    # whose finding touches one: the copies of any other claim are never compared.
-    held = None if files is None else {norm_body(f) for f in ctx.facts if f.path in files}
+    norm_body = ctx.norm_body
+    # With a focus (the hook's changed files), the copies of a claim no changed file holds are
+    # never compared.
+    held = ctx.focus_claims
     for form, facts in ctx.by_entity.items():
         if not ctx.in_focus(form):
             continue
@@ -79,8 +79,7 @@ def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     predicate whose subject is its entity ("runs on the shared cluster" under "## search-index"
     and under "## metrics-store", "Takes the page as a prop" observed of two components): both
     are left alone, as are results reported again in a log and a copy with another status."""
-    files = ctx.settings.focus
-    held = None if files is None else {ctx.norm_body(f) for f in ctx.facts if f.path in files}
+    held = ctx.focus_claims
     first: dict[tuple[str, str | None, str | None], tuple[Fact, set[str]]] = {}
     for fact in ctx.facts:
         if fact.order in in_blocks:

@@ -206,14 +206,14 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
             by_file.setdefault(fact.path, []).append(fact)
     for path, facts in by_file.items():
         relative = _relative(path, repo)
-        lines = _lines(repo, relative)
-        if not any(_TREE_ITEM.match(line) for line in lines):
+        drawn = list(_drawn(_lines(repo, relative)))
+        if not drawn:
             continue
         held: dict[int, Fact] = {}
         for fact in facts:
             for line in range(fact.line, max(fact.end_line, fact.line) + 1):
                 held.setdefault(line, fact)
-        for first, block in _drawn(lines):
+        for first, block in drawn:
             for at, named in _tree(block, repo, relative.rpartition("/")[0], exclude):
                 # the claim the line is part of: none in a code block, which the reader leaves out
                 owner = held.get(first + at)
