@@ -181,14 +181,36 @@ class _Unit(NamedTuple):
     listed: bool  # the value is an enumeration ("feature flags, testing, rollback plan")
 
 
-def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
+def restated_across(ctx: Context, in_blocks: set[int], copies: Sequence[Finding]) -> Iterator[Finding]:
+    """A claim restated in other words under another entity of the same file: "Each component is
+    now in its own file" under "Component Structure", "Each component now has its own file"
+    under "Component Structure Update"; two graph entities, two headings of one topic file.
+    The per-entity pass compares one entity's claims; a heading or an entity name above a
+    restatement is no new subject. Within one file, as that pass (files of a memory bank
+    restate one another by design). A predicate whose subject is its entity ("Provides
+    persistent memory", "Runs on the shared cluster") may be true of both entities, and a log
+    reports a result again on another day: both are left alone."""
+    files = ctx.settings.focus
+    copied = {finding.fact_ids[0] for finding in copies}
+    by_file: dict[str, list[Fact]] = {}
+    for fact in ctx.facts:
+        if fact.order in in_blocks or fact.id in copied or fact.fidelity is Fidelity.FULL or files is not None and fact.path not in files:
+            continue
+        if not _predicate(fact.body or fact.claim):
+            by_file.setdefault(fact.path, []).append(fact)
+    for facts in by_file.values():
+        if len({entity_form(f.entity) for f in facts}) > 1:
+            yield from _restatements(ctx, facts, apart=True)
+
+
+def _restatements(ctx: Context, facts: Sequence[Fact], apart: bool = False) -> Iterator[Finding]:
     """"Updates X to support Y" restated as "X was updated to support Y", "Provides structured
     reasoning, persistent memory" as "Provides a structured environment for reasoning,
     persistent memory": the same content words (stemmed) in another order, voice or with a
     word or two more, sentence by sentence. Two items under one label ("Git repo: a/themes",
     "Git repo: a/tracker") are compared by what follows the label. Candidates come from
     prefix filtering (rarest words first): linear in the claims, capped per word."""
-    units = [u for fact in facts for u in _units(fact)]
+    units = [u for fact in facts for u in _units(fact, whole=apart)]
     if len(units) < 2:
         return
     df: dict[str, int] = {}
@@ -202,7 +224,7 @@ def _restatements(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
         if unit.listed:  # one list under two labels: the values alone must find each other
             prefix += [w for w in _prefix(unit.value, df) if w not in prefix]
         if unit.fact.order not in flagged:
-            match = _restated(ctx, unit, prefix, index)
+            match = _restated(ctx, unit, prefix, index, apart)
             if match is not None:
                 other, score = match
                 flagged.add(unit.fact.order)
@@ -224,22 +246,24 @@ def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
     return [w for _, w in sorted([(df[w], w) for w in words])[:keep]]
 
 
-def _units(fact: Fact) -> list[_Unit]:
+def _units(fact: Fact, whole: bool = False) -> list[_Unit]:
     if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
         return []
     # The claim without its `entity:` prefix, as a claim under the entity's heading reads: the
     # entity's words are no content (and every fact compared here shares them).
     if fact.body.count(" ") < MIN_RESTATED_WORDS - 1:  # too few words for any sentence to count
         return []
-    return [_Unit(fact, *parts) for parts in _sentence_words(fact.body)]
+    return [_Unit(fact, *parts) for parts in _sentence_words(fact.body, whole)]
 
 
 @lru_cache(maxsize=65536)
-def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str], bool], ...]:
-    """Per sentence of at least MIN_RESTATED_WORDS content words: (words, label, value, whether
-    the value is an enumeration)."""
+def _sentence_words(
+    claim: str, whole: bool = False,
+) -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str], bool], ...]:
+    """Per sentence of at least MIN_RESTATED_WORDS content words (or for the whole claim):
+    (words, label, value, whether the value is an enumeration)."""
     found = []
-    for sentence in _SENTENCE.split(claim) if _SENTENCE.search(claim) else (claim,):
+    for sentence in _SENTENCE.split(claim) if not whole and _SENTENCE.search(claim) else (claim,):
         labelled = _LABEL.match(sentence) if ":" in sentence else None
         if labelled is None:
             words = content_words(normalize_claim(sentence))
@@ -256,7 +280,7 @@ def _sentence_words(claim: str) -> tuple[tuple[frozenset[str], frozenset[str], f
 
 
 def _restated(
-    ctx: Context, unit: _Unit, prefix: Sequence[str], index: dict[str, list[_Unit]],
+    ctx: Context, unit: _Unit, prefix: Sequence[str], index: dict[str, list[_Unit]], apart: bool = False,
 ) -> tuple[Fact, float] | None:
     """The first unit of the index sharing a prefix word whose content words are alike. Alike is
     shared content words (Jaccard). Under one label only the values count ("Git repo: x" and
@@ -272,6 +296,9 @@ def _restated(
         for other in index.get(word, ()):
             if other.fact is fact or id(other) in seen:
                 continue
+            if _reported_again(fact, other.fact) or apart and (
+                    entity_form(other.fact.entity) == entity_form(fact.entity) or _own_subjects(unit, other)):
+                continue
             seen.add(id(other))
             if label and label == other.label or long_list and other.listed and len(other.value) >= LIST_WORDS:
                 mine, theirs = value, other.value
@@ -284,6 +311,17 @@ def _restated(
                     and _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) and not _repeated_event(fact, other.fact):
                 return other.fact, score
     return None
+
+
+def _own_subjects(a: _Unit, b: _Unit) -> bool:
+    """Each side names its own entity where the other does not ("**Yeosu**: all items (BOD, …)"
+    under Yeosu, "**Yulchon**: all items but …" under Yulchon): one claim of two subjects."""
+    return _names_own(a.fact, b.words) and _names_own(b.fact, a.words)
+
+
+def _names_own(fact: Fact, other: frozenset[str]) -> bool:
+    """The claim (its `entity:` label too) holds a word of its entity's name the other lacks."""
+    return bool(content_words(normalize_claim(fact.entity)) & content_words(normalize_claim(fact.claim)) - other)
 
 
 def _enumeration(value: str) -> bool:

@@ -1,0 +1,73 @@
+"""A claim restated in other words under another heading or graph entity of the same file is one
+claim stored twice (`near_duplicate`, found by its words): "Default limit is 25 tool calls per
+session" under "Tool Usage Limits" and "Default tool call limit is 25 per session" under
+"Configuration". A heading above a restatement is no new subject. Quiet: the files of a memory
+bank (they restate one another by design), two claims each naming its own subject, a predicate
+of each entity, two longer claims that share one sentence, and a log reporting a result again."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import findings_of, write
+
+PAIRS = [
+    ("Default limit is 25 tool calls per session", "Default tool call limit is 25 per session"),
+    ("Memory Bank files were created for the project documentation",
+     "Memory Bank documentation created in the project files"),
+    ("Self-contained components keep their own translation files",
+     "Each self-contained component keeps its own translation files"),
+]
+
+
+def graph(*entities: tuple[str, list[str]]) -> str:
+    return "".join(json.dumps({"type": "entity", "name": n, "entityType": "note", "observations": o}) + "\n"
+                   for n, o in entities)
+
+
+SHAPES = {
+    "two headings of a file": lambda a, b: {"learned-memories.md": f"# Memories\n\n## Tool Usage\n- {a}\n- Run the linter first\n\n"
+                                                                   f"## Configuration\n- Keep fixtures small\n- {b}\n"},
+    "two sections of a rule file": lambda a, b: {".cursor/rules/project.mdc": "---\ndescription: project notes\nalwaysApply: true\n---\n"
+                                                                             f"# Project\n\n## Limits\n{a}.\n\n## Settings\n{b}.\n"},
+    "two entities of a graph": lambda a, b: {"memory.jsonl": graph(("Tool Usage Limits", [a, "Linter runs first"]),
+                                                                   ("Configuration", ["Fixtures stay small", b]))},
+}
+
+
+def restated(root: Path) -> list[dict[str, Any]]:
+    return [f for f in findings_of(root, "near_duplicate") if "in other words" in f["message"]]
+
+
+@pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, PAIRS)))
+def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
+    for name, text in SHAPES[shape](*pair).items():
+        write(tmp_path / name, text)
+    found = restated(tmp_path)
+    assert len(found) == 1, found
+    assert found[0]["related"], found[0]
+
+
+@pytest.mark.parametrize("files", [
+    {"memory-bank/techContext.md": f"# Tech\n\n## Limits\n- {PAIRS[0][0]}\n",  # a memory bank restates by design
+     "memory-bank/systemPatterns.md": f"# Patterns\n\n## Configuration\n- {PAIRS[0][1]}\n"},
+    {"memory.jsonl": graph(("Yeosu plant", ["Yeosu samples every item: BOD, TOC, SS, phenols, hexane"]),  # each its own subject
+                           ("Yulchon plant", ["Yulchon samples every item: BOD, TOC, SS, phenols, hexane"]))},
+    {"memory.jsonl": graph(("Knowledge Graph", ["Provides persistent memory across sessions and interactions"]),  # predicates
+                           ("Memory Store", ["Provides persistent memory across interactions and sessions"]))},
+    {"memory.jsonl": graph(("fetchWorkoutHistory", ["Located in src/lib/integrations/supabase/history.ts. "
+                                                    "Fetches every workout with its exercises and sets"]),
+                           ("updateWorkoutNotes", ["Located in src/lib/integrations/supabase/history.ts. "
+                                                   "Updates the name and the notes of one workout"]))},
+    {"progress.md": "# Progress\n\n## 2026-03-01\n- Full test suite passes with 625 tests on the CI runner\n\n"  # reported again
+                    "## 2026-03-02\n- On the CI runner the full test suite passes with 625 tests\n"},
+])
+def test_other_subjects_other_files_and_logs_are_no_restatement(tmp_path: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    assert restated(tmp_path) == []
