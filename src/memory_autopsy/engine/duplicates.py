@@ -296,9 +296,6 @@ def _restated(
         for other in index.get(word, ()):
             if other.fact is fact or id(other) in seen:
                 continue
-            if _reported_again(fact, other.fact) or apart and (
-                    entity_form(other.fact.entity) == entity_form(fact.entity) or _own_subjects(unit, other)):
-                continue
             seen.add(id(other))
             if label and label == other.label or long_list and other.listed and len(other.value) >= LIST_WORDS:
                 mine, theirs = value, other.value
@@ -307,9 +304,12 @@ def _restated(
             shared = len(mine & theirs)
             union = len(mine) + len(theirs) - shared  # counted, not built
             score = shared / union if union else 0.0
-            if score >= RESTATED and fact.status == other.fact.status \
-                    and _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) and not _repeated_event(fact, other.fact):
-                return other.fact, score
+            if score < RESTATED or fact.status != other.fact.status or _repeated_event(fact, other.fact) \
+                    or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)):
+                continue
+            if apart and (entity_form(other.fact.entity) == entity_form(fact.entity) or _own_subjects(unit, other)):
+                continue
+            return other.fact, score
     return None
 
 
