@@ -1,13 +1,16 @@
-"""A claim restated in other words under another heading or graph entity of the same file is one
-claim stored twice (`near_duplicate`, found by its words): "Default limit is 25 tool calls per
-session" under "Tool Usage Limits" and "Default tool call limit is 25 per session" under
-"Configuration". A heading above a restatement is no new subject. Quiet: the files of a memory
-bank (they restate one another by design), two claims each naming its own subject, a predicate
-of each entity, two longer claims that share one sentence, and a log reporting a result again."""
+"""A claim restated in other words elsewhere in its store (under another heading or graph entity,
+or in another file) is one claim stored twice (`near_duplicate`, found by its words): "Default
+limit is 25 tool calls per session" under "Tool Usage Limits" and "Default tool call limit is 25
+per session" under "Configuration". A heading above a restatement is no new subject. Quiet: a
+task listed in two files (a plan and its progress), two claims each naming its own subject, one
+frame of two things ("the builder backend" / "the aggregator backend"), a predicate of each
+entity, a record store's two subjects, two longer claims that share one sentence, and a log
+reporting a result again. A focused run (the hook's) reports what a full run does."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,8 @@ from typing import Any
 import pytest
 
 from conftest import findings_of, write
+from memory_autopsy.api import lint_loaded, load_store
+from memory_autopsy.settings import Settings
 
 PAIRS = [
     ("Default limit is 25 tool calls per session", "Default tool call limit is 25 per session"),
@@ -35,6 +40,8 @@ SHAPES = {
                                                                    f"## Configuration\n- Keep fixtures small\n- {b}\n"},
     "two sections of a rule file": lambda a, b: {".cursor/rules/project.mdc": "---\ndescription: project notes\nalwaysApply: true\n---\n"
                                                                              f"# Project\n\n## Limits\n{a}.\n\n## Settings\n{b}.\n"},
+    "two files of a memory bank": lambda a, b: {"memory-bank/techContext.md": f"# Tech\n\n## Limits\n- {a}\n",
+                                                "memory-bank/systemPatterns.md": f"# Patterns\n\n## Configuration\n- {b}\n"},
     "two entities of a graph": lambda a, b: {"memory.jsonl": graph(("Tool Usage Limits", [a, "Linter runs first"]),
                                                                    ("Configuration", ["Fixtures stay small", b]))},
 }
@@ -54,8 +61,14 @@ def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Pat
 
 
 @pytest.mark.parametrize("files", [
-    {"memory-bank/techContext.md": f"# Tech\n\n## Limits\n- {PAIRS[0][0]}\n",  # a memory bank restates by design
-     "memory-bank/systemPatterns.md": f"# Patterns\n\n## Configuration\n- {PAIRS[0][1]}\n"},
+    {"memory-bank/activeContext.md": "# Active\n\n## Next Steps\n- [ ] Add retry mechanisms for the rate-limited API calls\n",  # a plan
+     "memory-bank/progress.md": "# Progress\n\n## Left\n- [ ] Retry mechanism for rate-limited API calls added\n"},
+    {"notes.md": "# Notes\n\n## cart-registry\n- the builder backend times out after 30s under heavy load\n\n"  # one frame
+                 "## coupon-etl\n- the aggregator backend times out after 30s under heavy load\n"},
+    {"memory.jsonl": "".join(json.dumps({"entity": who, "claim": "prefers VS Code over Cursor for remote editing work"}) + "\n"
+                             for who in ("Cyrus Guerra", "Ulf Ortiz"))},  # a record's entity is its subject
+    {"memory.jsonl": graph(("Monarch Media", ["Asked for a discount on the enterprise plus plan renewal"]),  # a past predicate
+                           ("Contoso Analytics", ["Asked for a discount on the enterprise plus plan renewal again"]))},
     {"memory.jsonl": graph(("Yeosu plant", ["Yeosu samples every item: BOD, TOC, SS, phenols, hexane"]),  # each its own subject
                            ("Yulchon plant", ["Yulchon samples every item: BOD, TOC, SS, phenols, hexane"]))},
     {"memory.jsonl": graph(("Knowledge Graph", ["Provides persistent memory across sessions and interactions"]),  # predicates
@@ -71,3 +84,16 @@ def test_other_subjects_other_files_and_logs_are_no_restatement(tmp_path: Path, 
     for name, text in files.items():
         write(tmp_path / name, text)
     assert restated(tmp_path) == []
+
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_a_focused_run_reports_a_restatement_in_another_file_as_a_full_run_does(tmp_path: Path, pair: tuple[str, str]) -> None:
+    for name, text in SHAPES["two files of a memory bank"](*pair).items():
+        write(tmp_path / name, text)
+    store = load_store([str(tmp_path)])
+    full = [f for f in lint_loaded(store, Settings()).findings if f.rule == "near_duplicate"]
+    assert len(full) == 1, full
+    for changed in store.paths:
+        focused = lint_loaded(store, replace(Settings(), focus=frozenset({changed})))
+        assert [f for f in focused.findings if f.rule == "near_duplicate"] == full, changed

@@ -64,9 +64,12 @@ RULES: tuple[Rule, ...] = (
           the `entity:` a bullet may open with (it is no content, and both claims share it); under one label
           only the values count, as they do for one long list under two labels ("Risk mitigation:
           feature flags, testing, rollback plan" / "Strategy included: feature flags, …"). The same holds
-          under two headings or graph entities of one file, compared claim by claim: a heading above a
-          restatement is no new subject, unless each claim names its own entity, opens with a verb
-          whose subject is its entity, or is a result a log reports again on another day. Claims that state different numbers are never near-duplicates
+          anywhere in the store (under two headings or graph entities, in two files), compared claim by
+          claim, when the words are the same or one claim says more: a heading above a restatement is
+          no new subject. Quiet there: a task listed in two files (a plan and its progress), one frame
+          of two things ("the builder backend" / "the aggregator backend"), two claims each naming its
+          own entity, a claim opening with a verb whose subject is its entity, two subjects of a record
+          store, and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
           (that is a change of value); a restatement may add a count the other leaves out. With the
           static embedding model, layer 3 also reports a restatement in words of its own anywhere in the
           store, at severity review (docs/embed.md).""",

@@ -70,7 +70,7 @@ SENTENCE_WORDS = 6  # a claim this long, stored word for word under another enti
 SENTENCE_NAMES = 4  # … when that many of its words are words (a timestamp or a code is no sentence)
 
 
-def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
+def across_entities(ctx: Context, in_blocks: set[int], everywhere: bool = False) -> Iterator[Finding]:
     """A sentence stored word for word under two entities of a store (two sections, two graph
     entities, the same rule in two files): the per-entity pass sees one entity at a time, and
     a heading above a copy is no new subject. Each entity's first copy of the sentence after
@@ -78,8 +78,9 @@ def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     claim ("Status: done", "625 tests passing") may be true of two subjects, and so is a
     predicate whose subject is its entity ("runs on the shared cluster" under "## search-index"
     and under "## metrics-store", "Takes the page as a prop" observed of two components): both
-    are left alone, as are results reported again in a log and a copy with another status."""
-    held = ctx.focus_claims
+    are left alone, as are results reported again in a log and a copy with another status.
+    With a focus, only the claims the changed files hold, unless `everywhere`."""
+    held = None if everywhere else ctx.focus_claims
     first: dict[tuple[str, str | None, str | None], tuple[Fact, set[str]]] = {}
     for fact in ctx.facts:
         if fact.order in in_blocks:
@@ -182,25 +183,36 @@ class _Unit(NamedTuple):
 
 
 def restated_across(ctx: Context, in_blocks: set[int], copies: Sequence[Finding]) -> Iterator[Finding]:
-    """A claim restated in other words under another entity of the same file: "Each component is
-    now in its own file" under "Component Structure", "Each component now has its own file"
-    under "Component Structure Update"; two graph entities, two headings of one topic file.
-    The per-entity pass compares one entity's claims; a heading or an entity name above a
-    restatement is no new subject. Within one file, as that pass (files of a memory bank
-    restate one another by design). A predicate whose subject is its entity ("Provides
-    persistent memory", "Runs on the shared cluster") may be true of both entities, and a log
-    reports a result again on another day: both are left alone."""
+    """A claim restated in other words elsewhere in its store: under another heading or graph
+    entity ("Each component is now in its own file" under "Component Structure", "Each
+    component now has its own file" under "Component Structure Update"), or in another file
+    (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
+    context). The per-entity pass compares one entity's claims within one file; a heading or
+    an entity name above a restatement is no new subject. Left alone: a task listed in two
+    files (a memory bank's next steps and its progress list one plan by design; a status
+    told apart is the status layer's), a predicate whose subject is its entity ("Provides
+    persistent memory", "Runs on the shared cluster"), two claims each naming its own entity,
+    and a result a log reports again on another day."""
     files = ctx.settings.focus
+    if files is not None:  # a copy no changed file holds is left out too, as a full run leaves it
+        copies = list(across_entities(ctx, in_blocks, everywhere=True))
     copied = {finding.fact_ids[0] for finding in copies}
-    by_file: dict[str, list[Fact]] = {}
+    by_store: dict[str, list[Fact]] = {}
     for fact in ctx.facts:
-        if fact.order in in_blocks or fact.id in copied or fact.fidelity is Fidelity.FULL or files is not None and fact.path not in files:
-            continue
-        if not _predicate(fact.body or fact.claim):
-            by_file.setdefault(fact.path, []).append(fact)
-    for facts in by_file.values():
-        if len({entity_form(f.entity) for f in facts}) > 1:
+        if fact.order not in in_blocks and fact.id not in copied and fact.fidelity is not Fidelity.FULL \
+                and not _predicate(fact.body or fact.claim):
+            by_store.setdefault(ctx.store_key(fact), []).append(fact)
+    for facts in by_store.values():
+        if files is None:
             yield from _restatements(ctx, facts, apart=True)
+        elif any(f.path in files for f in facts):
+            # With a focus (the hook's changed files), the whole store is compared, so that a
+            # finding touching a changed file is the one a full run makes, then kept.
+            yield from (f for f in _restatements(ctx, facts, apart=True) if _touches(f, files))
+
+
+def _touches(finding: Finding, files: frozenset[str]) -> bool:
+    return finding.path in files or any(r.path in files for r in finding.related)
 
 
 def _restatements(ctx: Context, facts: Sequence[Fact], apart: bool = False) -> Iterator[Finding]:
@@ -307,10 +319,46 @@ def _restated(
             if score < RESTATED or fact.status != other.fact.status or _repeated_event(fact, other.fact) \
                     or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)):
                 continue
-            if apart and (entity_form(other.fact.entity) == entity_form(fact.entity) or _own_subjects(unit, other)):
+            if apart and not _apart(unit, other):
                 continue
             return other.fact, score
     return None
+
+
+def _apart(a: _Unit, b: _Unit) -> bool:
+    """Whether two alike claims are one claim stored twice in a store, for `restated_across`:
+    the same words, or one saying more ("Dark mode support with dark: class variants" /
+    "Improved dark mode support with appropriate dark: class variants"). Each with words of its
+    own is one frame of two things ("the builder backend times out after 30s" / "the
+    aggregator backend times out after 30s", "CLI entry point: the coeus binary" / "MCP
+    server entry point: the coeus-mcp binary"), which two subjects may well share."""
+    if a.words - b.words and b.words - a.words:
+        return False
+    if (a.fact.valid_from, a.fact.valid_to) != (b.fact.valid_from, b.fact.valid_to):
+        return False  # true of two periods
+    one = entity_form(a.fact.entity) == entity_form(b.fact.entity)
+    if a.fact.path == b.fact.path:
+        if one:
+            return False  # the per-entity pass's
+    elif a.fact.kind == "task" or b.fact.kind == "task":
+        return False
+    if not one and "json" in (a.fact.shape, b.fact.shape):
+        return False  # a record's entity is its subject: "prefers VS Code" of two people
+    if not one and a.fact.shape in _NAMED and b.fact.shape in _NAMED and (_named_predicate(a.fact) or _named_predicate(b.fact)):
+        return False
+    return not _own_subjects(a, b)
+
+
+_NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
+
+
+def _named_predicate(fact: Fact) -> bool:
+    """A claim opening with a verb in the past or an auxiliary ("asked for a discount on the
+    plus plan", "had a partial outage last week", "is on call this quarter"): under a named entity (a graph's node, a record's
+    entity), its subject is that entity. A heading is no subject: a log's "Replaced X with Y"
+    restated under another heading is one event twice."""
+    first = (fact.body or fact.claim).lstrip(" -*_").split(" ", 1)[0].casefold()
+    return first.isalpha() and (len(first) > 4 and first.endswith("ed") or first in _AUXILIARY)
 
 
 def _own_subjects(a: _Unit, b: _Unit) -> bool:
