@@ -114,9 +114,9 @@ def across_entities(ctx: Context, in_blocks: set[int], everywhere: bool = False)
 
 def near(ctx: Context, skip: set[int]) -> Iterator[Finding]:
     """Prose claims only: two explicit records that nearly match are a slot question. Within one
-    file: memory split over files (a memory bank's progress and active context) restates by
-    design, while the same claim restated in one file is a slip. A finding is about one file,
-    so a focused run (the hook's changed files) reads those files only."""
+    entity of one file, where a word or two may differ (a restatement elsewhere in the store
+    must say no word the other lacks on both sides: `restated_across`). A finding is about one
+    file, so a focused run (the hook's changed files) reads those files only."""
     files = ctx.settings.focus
     for form, facts in ctx.by_entity.items():
         if not ctx.in_focus(form):
@@ -354,9 +354,9 @@ _NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store
 
 def _named_predicate(fact: Fact) -> bool:
     """A claim opening with a verb in the past or an auxiliary ("asked for a discount on the
-    plus plan", "had a partial outage last week", "is on call this quarter"): under a named entity (a graph's node, a record's
-    entity), its subject is that entity. A heading is no subject: a log's "Replaced X with Y"
-    restated under another heading is one event twice."""
+    plus plan", "had a partial outage last week", "is on call this quarter"): under a named
+    entity (a graph's node, a record's entity), its subject is that entity. A heading is no
+    subject: a log's "Replaced X with Y" restated under another heading is one event twice."""
     first = (fact.body or fact.claim).lstrip(" -*_").split(" ", 1)[0].casefold()
     return first.isalpha() and (len(first) > 4 and first.endswith("ed") or first in _AUXILIARY)
 
