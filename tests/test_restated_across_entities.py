@@ -97,3 +97,11 @@ def test_a_focused_run_reports_a_restatement_in_another_file_as_a_full_run_does(
     for changed in store.paths:
         focused = lint_loaded(store, replace(Settings(), focus=frozenset({changed})))
         assert [f for f in focused.findings if f.rule == "near_duplicate"] == full, changed
+
+
+def test_a_copy_word_for_word_is_one_duplicate_not_also_a_restatement(tmp_path: Path) -> None:
+    sentence = "**Manifest V2:** If the extension still uses Manifest V2, a migration to V3 will be needed"
+    write(tmp_path / "memory-bank/techContext.md", f"# Tech\n\n## Risks\n- {sentence}\n")
+    write(tmp_path / "memory-bank/systemPatterns.md", f"# Patterns\n\n## Risks\n- {sentence}\n")
+    assert len(findings_of(tmp_path, "duplicate")) == 1
+    assert restated(tmp_path) == []

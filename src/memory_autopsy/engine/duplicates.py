@@ -319,8 +319,8 @@ def _restated(
             if score < RESTATED or fact.status != other.fact.status or _repeated_event(fact, other.fact) \
                     or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)):
                 continue
-            if apart and not _apart(unit, other):
-                continue
+            if apart and (ctx.norm_body(fact) == ctx.norm_body(other.fact) or not _apart(unit, other)):
+                continue  # the same words are the copy rules' to report, or to leave
             return other.fact, score
     return None
 
