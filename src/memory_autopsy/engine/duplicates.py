@@ -70,7 +70,7 @@ SENTENCE_WORDS = 6  # a claim this long, stored word for word under another enti
 SENTENCE_NAMES = 4  # … when that many of its words are words (a timestamp or a code is no sentence)
 
 
-def across_entities(ctx: Context, in_blocks: set[int], everywhere: bool = False) -> Iterator[Finding]:
+def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     """A sentence stored word for word under two entities of a store (two sections, two graph
     entities, the same rule in two files): the per-entity pass sees one entity at a time, and
     a heading above a copy is no new subject. Each entity's first copy of the sentence after
@@ -78,9 +78,8 @@ def across_entities(ctx: Context, in_blocks: set[int], everywhere: bool = False)
     claim ("Status: done", "625 tests passing") may be true of two subjects, and so is a
     predicate whose subject is its entity ("runs on the shared cluster" under "## search-index"
     and under "## metrics-store", "Takes the page as a prop" observed of two components): both
-    are left alone, as are results reported again in a log and a copy with another status.
-    With a focus, only the claims the changed files hold, unless `everywhere`."""
-    held = None if everywhere else ctx.focus_claims
+    are left alone, as are results reported again in a log and a copy with another status."""
+    held = ctx.focus_claims
     first: dict[tuple[str, str | None, str | None], tuple[Fact, set[str]]] = {}
     for fact in ctx.facts:
         if fact.order in in_blocks:
@@ -182,7 +181,7 @@ class _Unit(NamedTuple):
     listed: bool  # the value is an enumeration ("feature flags, testing, rollback plan")
 
 
-def restated_across(ctx: Context, in_blocks: set[int], copies: Sequence[Finding]) -> Iterator[Finding]:
+def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     """A claim restated in other words elsewhere in its store: under another heading or graph
     entity ("Each component is now in its own file" under "Component Structure", "Each
     component now has its own file" under "Component Structure Update"), or in another file
@@ -194,14 +193,16 @@ def restated_across(ctx: Context, in_blocks: set[int], copies: Sequence[Finding]
     persistent memory", "Runs on the shared cluster"), two claims each naming its own entity,
     and a result a log reports again on another day."""
     files = ctx.settings.focus
-    if files is not None:  # a copy no changed file holds is left out too, as a full run leaves it
-        copies = list(across_entities(ctx, in_blocks, everywhere=True))
-    copied = {finding.fact_ids[0] for finding in copies}
     by_store: dict[str, list[Fact]] = {}
+    store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file
     for fact in ctx.facts:
-        if fact.order not in in_blocks and fact.id not in copied and fact.fidelity is not Fidelity.FULL \
-                and not _predicate(fact.body or fact.claim):
-            by_store.setdefault(ctx.store_key(fact), []).append(fact)
+        if fact.fidelity is Fidelity.FULL or fact.body.count(" ") < MIN_RESTATED_WORDS - 1 or fact.order in in_blocks:
+            continue  # a record's, too short for any restatement (_units), or a pasted block's
+        if not _predicate(fact.body or fact.claim):
+            kept = store_of.get(fact.path)
+            if kept is None:
+                kept = store_of[fact.path] = by_store.setdefault(ctx.store_key(fact), [])
+            kept.append(fact)
     for facts in by_store.values():
         if files is None:
             yield from _restatements(ctx, facts, apart=True)

@@ -80,9 +80,8 @@ def lint_store(
     found += pasted
     judge = per_entity if settings.jobs == 1 else partial(_judged, jobs=settings.jobs)
     found += judge(ctx, in_blocks) if memo is None else memo.findings(ctx, in_blocks, judge)
-    copied = list(duplicates.across_entities(ctx, in_blocks))
-    found += copied
-    found += duplicates.restated_across(ctx, in_blocks, copied)
+    found += duplicates.across_entities(ctx, in_blocks)
+    found += duplicates.restated_across(ctx, in_blocks)
     found += transitions.across(ctx)
     found += status.find(ctx)
     found += numeric.find(ctx)
