@@ -259,11 +259,12 @@ def test_a_restatement_reads_the_claim_not_the_entity_written_before_it(
 ) -> None:
     """`- billing: claim` and `- claim` under `## billing` are the same claim: the entity's own
     words neither make a short claim long enough to restate nor change what two claims share."""
-    root = write(tmp_path, {
-        "prefixed.md": f"# Memory\n- billing-store: {first}\n- billing-store: {second}\n",
-        "headed.md": f"# Memory\n## ledger-store\n- {first}\n- {second}\n",
-    })
-    found = sorted((name, line) for name, line, _ in findings(root, "near_duplicate"))
+    found = []
+    for name, text in {"prefixed.md": f"# Memory\n- billing-store: {first}\n- billing-store: {second}\n",
+                       "headed.md": f"# Memory\n## ledger-store\n- {first}\n- {second}\n"}.items():
+        root = write(tmp_path / name.removesuffix(".md"), {name: text})  # a store each
+        found += [(name, line) for name, line, _ in findings(root, "near_duplicate")]
+    found.sort()
     assert found == ([("headed.md", 4), ("prefixed.md", 3)] if restated else [])
 
 

@@ -1,11 +1,10 @@
-"""A claim restated in other words elsewhere in its store (under another heading or graph entity,
-or in another file) is one claim stored twice (`near_duplicate`, found by its words): "Default
+"""A claim restated in other words elsewhere in its store (under another heading, or in another file) is one claim stored twice (`near_duplicate`, found by its words): "Default
 limit is 25 tool calls per session" under "Tool Usage Limits" and "Default tool call limit is 25
 per session" under "Configuration". A heading above a restatement is no new subject. Quiet: a
 task listed in two files (a plan and its progress), two claims each naming its own subject, one
 frame of two things ("the builder backend" / "the aggregator backend"), a predicate of each
-entity, a record store's two subjects, two longer claims that share one sentence, and a log
-reporting a result again. A focused run (the hook's) reports what a full run does."""
+entity, two graph nodes or records (their entity is their subject), two longer claims that
+share one sentence, and a log reporting a result again. A focused run (the hook's) reports what a full run does."""
 
 from __future__ import annotations
 
@@ -42,8 +41,6 @@ SHAPES = {
                                                                              f"# Project\n\n## Limits\n{a}.\n\n## Settings\n{b}.\n"},
     "two files of a memory bank": lambda a, b: {"memory-bank/techContext.md": f"# Tech\n\n## Limits\n- {a}\n",
                                                 "memory-bank/systemPatterns.md": f"# Patterns\n\n## Configuration\n- {b}\n"},
-    "two entities of a graph": lambda a, b: {"memory.jsonl": graph(("Tool Usage Limits", [a, "Linter runs first"]),
-                                                                   ("Configuration", ["Fixtures stay small", b]))},
 }
 
 
@@ -67,8 +64,8 @@ def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Pat
                  "## coupon-etl\n- the aggregator backend times out after 30s under heavy load\n"},
     {"memory.jsonl": "".join(json.dumps({"entity": who, "claim": "prefers VS Code over Cursor for remote editing work"}) + "\n"
                              for who in ("Cyrus Guerra", "Ulf Ortiz"))},  # a record's entity is its subject
-    {"memory.jsonl": graph(("Monarch Media", ["Asked for a discount on the enterprise plus plan renewal"]),  # a past predicate
-                           ("Contoso Analytics", ["Asked for a discount on the enterprise plus plan renewal again"]))},
+    {"memory.jsonl": graph(("Tool Usage Limits", [PAIRS[0][0]]),  # two graph nodes: each its own subject
+                           ("Configuration", [PAIRS[0][1]]))},
     {"memory.jsonl": graph(("Yeosu plant", ["Yeosu samples every item: BOD, TOC, SS, phenols, hexane"]),  # each its own subject
                            ("Yulchon plant", ["Yulchon samples every item: BOD, TOC, SS, phenols, hexane"]))},
     {"memory.jsonl": graph(("Knowledge Graph", ["Provides persistent memory across sessions and interactions"]),  # predicates

@@ -182,16 +182,16 @@ class _Unit(NamedTuple):
 
 
 def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
-    """A claim restated in other words elsewhere in its store: under another heading or graph
-    entity ("Each component is now in its own file" under "Component Structure", "Each
-    component now has its own file" under "Component Structure Update"), or in another file
-    (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
-    context). The per-entity pass compares one entity's claims within one file; a heading or
-    an entity name above a restatement is no new subject. Left alone: a task listed in two
-    files (a memory bank's next steps and its progress list one plan by design; a status
-    told apart is the status layer's), a predicate whose subject is its entity ("Provides
-    persistent memory", "Runs on the shared cluster"), two claims each naming its own entity,
-    and a result a log reports again on another day."""
+    """A claim restated in other words elsewhere in its store: under another heading ("Execute
+    commands directly rather than just suggest them" under "Workflow", "**Always execute
+    commands directly rather than just suggest them**" under "User Preferences"), or in another
+    file (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
+    context). The per-entity pass compares one entity's claims within one file; a heading above
+    a restatement is no new subject. Left alone: a task listed in two files (a memory bank's
+    next steps and its progress list one plan by design; a status told apart is the status
+    layer's), a predicate whose subject is its entity ("Provides persistent memory", "Runs on
+    the shared cluster"), two graph nodes or records (a name the store gave is a subject), two
+    claims each naming its own entity, and a result a log reports again on another day."""
     files = ctx.settings.focus
     by_store: dict[str, list[Fact]] = {}
     store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file
@@ -343,23 +343,12 @@ def _apart(a: _Unit, b: _Unit) -> bool:
             return False  # the per-entity pass's
     elif a.fact.kind == "task" or b.fact.kind == "task":
         return False
-    if not one and "json" in (a.fact.shape, b.fact.shape):
-        return False  # a record's entity is its subject: "prefers VS Code" of two people
-    if not one and a.fact.shape in _NAMED and b.fact.shape in _NAMED and (_named_predicate(a.fact) or _named_predicate(b.fact)):
-        return False
+    if not one and (a.fact.shape in _NAMED and b.fact.shape in _NAMED or "json" in (a.fact.shape, b.fact.shape)):
+        return False  # a graph node's or a record's entity is its subject: "prefers VS Code" of two people
     return not _own_subjects(a, b)
 
 
 _NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
-
-
-def _named_predicate(fact: Fact) -> bool:
-    """A claim opening with a verb in the past or an auxiliary ("asked for a discount on the
-    plus plan", "had a partial outage last week", "is on call this quarter"): under a named
-    entity (a graph's node, a record's entity), its subject is that entity. A heading is no
-    subject: a log's "Replaced X with Y" restated under another heading is one event twice."""
-    first = (fact.body or fact.claim).lstrip(" -*_").split(" ", 1)[0].casefold()
-    return first.isalpha() and (len(first) > 4 and first.endswith("ed") or first in _AUXILIARY)
 
 
 def _own_subjects(a: _Unit, b: _Unit) -> bool:
