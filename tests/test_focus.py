@@ -11,7 +11,7 @@ import pytest
 
 from conftest import EXAMPLES, run_cli
 from memory_autopsy.api import lint_loaded, load_store
-from memory_autopsy.ci.filters import touches_changed
+from memory_autopsy.engine.findings import touches_changed
 from memory_autopsy.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

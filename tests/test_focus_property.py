@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_autopsy.api import lint_loaded, load_store
-from memory_autopsy.ci.filters import touches_changed
+from memory_autopsy.engine.findings import touches_changed
 from memory_autopsy.settings import Settings
 
 DATES = (None, "2025-01-01", "2025-02-01", "2025-03-01")

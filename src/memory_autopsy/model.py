@@ -37,6 +37,10 @@ RECORD_FIELDS = (
 # (Store.headings), read by the status layer alone.
 HEADING_KIND = "heading"
 
+# The shapes whose entity is a name the store gave (a graph's node, a record's entity), not a
+# heading above the claim: the entity is the claim's subject.
+NAMED_SHAPES = frozenset({"graph", "json"})
+
 
 class Fact(NamedTuple):
     """One canonical claim (SPEC section 2) plus where it was read.

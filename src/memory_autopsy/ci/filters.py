@@ -18,6 +18,7 @@ from typing import NamedTuple
 from memory_autopsy.cachedir import CACHE_DIR
 from memory_autopsy.ci.baseline import DEFAULT_PATH, Baseline, Entry, compare, load
 from memory_autopsy.ci.changed import as_reported
+from memory_autopsy.engine.findings import touches_changed
 from memory_autopsy.errors import UsageError
 from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.model import Finding, Report
@@ -93,15 +94,6 @@ def confined(path: str, root: str | os.PathLike[str] | None = None) -> str:
 
 
 _PATH = attrgetter("path")
-
-
-def finding_paths(finding: Finding) -> tuple[str, ...]:
-    return (finding.path, *(r.path for r in finding.related))
-
-
-def touches_changed(finding: Finding, changed: frozenset[str]) -> bool:
-    """Run-level findings (no path) always concern the run; others need a changed side."""
-    return not finding.path or any(p in changed for p in finding_paths(finding))
 
 
 def filter_report(

@@ -31,11 +31,10 @@ from memory_autopsy.embed.neighbours import candidate_pairs
 from memory_autopsy.embed.recheck import retracts
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Finding, Severity
+from memory_autopsy.model import NAMED_SHAPES, Fact, Finding, Severity
 from memory_autopsy.normalize import normalize_claim
 
 PARAPHRASE = 0.86
-NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
 MIN_WORDS = 4
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
 
@@ -74,7 +73,7 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
         return False
     if observed_order(a, b) is not None or (a.entry and b.entry and a.entry != b.entry):
         return False  # a dated log reporting again: news, not a copy
-    named = a.shape in NAMED or b.shape in NAMED
+    named = a.shape in NAMED_SHAPES or b.shape in NAMED_SHAPES
     if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity:
         return False  # one thing said of two named entities, or of two headings: two subjects
     if not named and a.path == b.path and runs.get(a.order) == runs.get(b.order):

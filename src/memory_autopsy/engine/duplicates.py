@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
-from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Fidelity, Finding
+from memory_autopsy.engine.findings import fact_finding, quote, touches_changed
+from memory_autopsy.model import NAMED_SHAPES, Fact, Fidelity, Finding
 from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem, trigrams
 
 THRESHOLD = 0.91
@@ -196,8 +196,8 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     by_store: dict[str, list[Fact]] = {}
     store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file
     for fact in ctx.facts:
-        if fact.fidelity is Fidelity.FULL or fact.body.count(" ") < MIN_RESTATED_WORDS - 1 or fact.order in in_blocks:
-            continue  # a record's, too short for any restatement (_units), or a pasted block's
+        if fact.fidelity is Fidelity.FULL or _too_short(fact) or fact.order in in_blocks:
+            continue  # a record's, too short for any restatement, or a pasted block's
         if not _predicate(fact.body or fact.claim):
             kept = store_of.get(fact.path)
             if kept is None:
@@ -209,11 +209,7 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
         elif any(f.path in files for f in facts):
             # With a focus (the hook's changed files), the whole store is compared, so that a
             # finding touching a changed file is the one a full run makes, then kept.
-            yield from (f for f in _restatements(ctx, facts, apart=True) if _touches(f, files))
-
-
-def _touches(finding: Finding, files: frozenset[str]) -> bool:
-    return finding.path in files or any(r.path in files for r in finding.related)
+            yield from (f for f in _restatements(ctx, facts, apart=True) if touches_changed(f, files))
 
 
 def _restatements(ctx: Context, facts: Sequence[Fact], apart: bool = False) -> Iterator[Finding]:
@@ -262,11 +258,16 @@ def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
 def _units(fact: Fact, whole: bool = False) -> list[_Unit]:
     if fact.shape == "relation":  # "A uses B", "A uses C": one verb, many edges
         return []
-    # The claim without its `entity:` prefix, as a claim under the entity's heading reads: the
-    # entity's words are no content (and every fact compared here shares them).
-    if fact.body.count(" ") < MIN_RESTATED_WORDS - 1:  # too few words for any sentence to count
+    if _too_short(fact):
         return []
     return [_Unit(fact, *parts) for parts in _sentence_words(fact.body, whole)]
+
+
+def _too_short(fact: Fact) -> bool:
+    """Too few words for any sentence to count. The claim without its `entity:` prefix, as a
+    claim under the entity's heading reads: the entity's words are no content (and every fact
+    compared here shares them)."""
+    return fact.body.count(" ") < MIN_RESTATED_WORDS - 1
 
 
 @lru_cache(maxsize=65536)
@@ -343,12 +344,9 @@ def _apart(a: _Unit, b: _Unit) -> bool:
             return False  # the per-entity pass's
     elif a.fact.kind == "task" or b.fact.kind == "task":
         return False
-    if not one and (a.fact.shape in _NAMED and b.fact.shape in _NAMED or "json" in (a.fact.shape, b.fact.shape)):
+    if not one and (a.fact.shape in NAMED_SHAPES and b.fact.shape in NAMED_SHAPES or "json" in (a.fact.shape, b.fact.shape)):
         return False  # a graph node's or a record's entity is its subject: "prefers VS Code" of two people
     return not _own_subjects(a, b)
-
-
-_NAMED = frozenset({"graph", "json"})  # shapes whose entity is a name the store gave, not a heading
 
 
 def _own_subjects(a: _Unit, b: _Unit) -> bool:

@@ -23,6 +23,16 @@ def fact_key(fact: Fact) -> str:
     return fact.norm or normalize_claim(fact_body(fact))
 
 
+def finding_paths(finding: Finding) -> tuple[str, ...]:
+    return (finding.path, *(r.path for r in finding.related))
+
+
+def touches_changed(finding: Finding, changed: frozenset[str]) -> bool:
+    """Run-level findings (no path) always concern the run; others need a changed side (what
+    `ci` keeps of a run on changed files, and what a focused layer keeps of a full pass)."""
+    return not finding.path or any(p in changed for p in finding_paths(finding))
+
+
 def fingerprint(rule: str, entity: str, parts: Iterable[str]) -> str:
     """The hash of a finding's identity; `parts` in the order given (the callers order them)."""
     return short_hash(FINGERPRINT_VERSION, rule, entity_form(entity), *parts)
