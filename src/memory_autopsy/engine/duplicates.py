@@ -22,6 +22,7 @@ _MOD = (1 << 61) - 1  # blocking keys are hashes modulo a Mersenne prime
 _BASE = 1_000_003
 _NUMBER_WORD = lazyre.compile(r"(?<!\S)[^\s\d]*\d\S*")  # a word with a digit: one pass per word
 SHORT_KEY = 24  # words: up to here a key hashes its tuple
+COPIED_WORDS = 15  # a claim this long, said again word for word, was copied, not reported again
 
 # A hash of a claim's words (or of its words less one), its word count in it: a tuple's hash
 # counts its length, a polynomial key carries it above its 61 bits. An int, not a (count, hash)
@@ -52,7 +53,7 @@ def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding
             original = first.setdefault(key, fact)
             if original is fact or fact.order in flagged:
                 continue
-            if fact.status != original.status or _repeated_event(fact, original):
+            if _other_status(fact, original) or _repeated_event(fact, original) and not _copied_whole(norm):
                 continue  # `- [ ] x` beside `- [x] x` is a status conflict; a log repeats events
             flagged.add(fact.order)
             findings.append(
@@ -101,7 +102,7 @@ def across_entities(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
         if form in forms:
             continue
         forms.add(form)
-        if fact.status != original.status or _reported_again(fact, original):
+        if _other_status(fact, original) or _reported_again(fact, original) and not _copied_whole(norm):
             continue
         yield fact_finding(
             "duplicate", fact,
@@ -463,6 +464,18 @@ def _predicate(claim: str) -> bool:
     if not word.isalpha() or len(word) < 4:  # "Status:", "CI/CD", "Use": a label or a name
         return False
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _copied_whole(norm: str) -> bool:
+    """A paragraph, not a result: said again word for word, it was pasted."""
+    return norm.count(" ") >= COPIED_WORDS - 1
+
+
+def _other_status(a: Fact, b: Fact) -> bool:
+    """Two statuses of one claim (`- [ ] x` beside `- [x] x`): a status conflict, not a copy. A
+    claim with no status beside one with a status is the same claim (a progress file marks done
+    what the active context says plainly)."""
+    return a.status != b.status and bool(a.status) and bool(b.status)
 
 
 def _reported_again(a: Fact, b: Fact) -> bool:
