@@ -377,3 +377,45 @@ def test_a_version_is_read_past_a_module_suffix_and_another_name_in_parentheses(
                                               "memory-bank/techContext.md": f"# Tech\n\n{claim}\n"})
     found = [message for rule, _, message in grounded(repo) if rule == "stale"]
     assert [message.split(" here")[0] for message in found] == ([stale] if stale else [])
+
+
+@pytest.mark.parametrize("claim", [
+    "- Created `verify_grouping.py` to confirm the prompt assignment",
+    "- ✅ English prompts in `prompts_v2.py`",
+    "- [x] Added `export_feed.py` script to write the sorted category list",
+])
+def test_a_file_that_reported_work_made_is_said_to_exist(tmp_path: Path, claim: str) -> None:
+    repo = repository(tmp_path, f"# Progress\n\n## Done\n{claim}\n")
+    found = grounded(repo)
+    assert [(rule, line) for rule, line, _ in found] == [("missing_path", 4)], found
+
+
+@pytest.mark.parametrize("claim", [
+    "- Coverage with `pytest-cov` or `coverage.py`",
+    "- Group small helpers in a `util.go` file within each package",
+    "- Use `TASKS.md` or a name for the feature",
+    "- Created `client.ts` for the API calls",  # a file of that name is elsewhere: read where it went
+])
+def test_a_bare_name_in_a_sentence_is_no_claim_unless_work_made_it(tmp_path: Path, claim: str) -> None:
+    repo = repository(tmp_path, f"# Notes\n\n## Conventions\n{claim}\n")
+    assert [rule for rule, *_ in grounded(repo)] == []
+
+
+@pytest.mark.parametrize("heading", ["### C. `lib/chat.ts`", "## Memory file (`.cursor/rules/memory.mdc`)",
+                                     "### **src/api/server.ts**"])
+def test_a_heading_that_names_a_path_says_it_exists(tmp_path: Path, heading: str) -> None:
+    repo = repository(tmp_path, f"# Chat flow\n\n{heading}\n\n- Keeps the history in the session store\n")
+    found = grounded(repo)
+    assert [(rule, line) for rule, line, _ in found] == [("missing_path", 3)], found
+
+
+@pytest.mark.parametrize("memory", [
+    "# Chat flow\n\n## Example flow\n\n### Frontend (`app/page.tsx`)\n\n- A single page\n",
+    "# Chat flow\n\n### Frontend (`app/page.tsx` or similar)\n\n- A single page\n",
+    "# Chat flow\n\n## Next Steps\n\n### `lib/chat.ts`\n\n- [ ] Write the store\n",
+    "# Chat flow\n\n### Removed `lib/chat.ts`\n\n- The store moved into the route\n",
+    "# Chat flow\n\n### `src/lib/api/client.ts`\n\n- The API client\n",
+    "# Chat flow\n\n```md\n### `lib/chat.ts`\n```\n\n- The store\n",
+])
+def test_a_heading_of_an_example_a_plan_or_a_removal_is_no_claim(tmp_path: Path, memory: str) -> None:
+    assert grounded(repository(tmp_path, memory)) == []

@@ -26,6 +26,7 @@ from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.engine.judges import REPOSITORY
 from memory_autopsy.grounds import Declared, Repository, admits
+from memory_autopsy.ingest.blocks import iter_blocks
 from memory_autopsy.model import Fact, Finding, Location
 from memory_autopsy.selection import matches
 
@@ -59,6 +60,7 @@ _PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]
 # Folders builds and tools write, never tracked: a path under one is generated, not rotted.
 _GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
                         ".venv", "venv", ".cache", ".turbo", ".nuxt", ".svelte-kit"})
+_SAMPLE = lazyre.compile(r"\b(?:examples?|samples?|templates?|or similar|e\.g\.)(?!\w)", re.I)
 _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three.js: a product, not a file
 
 
@@ -77,6 +79,7 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
         if runs:
             yield from _commands(fact, repo, written)
     yield from _trees(ctx, repo, exclude)
+    yield from _headings(ctx, repo, exclude)
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -158,7 +161,7 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
                 yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, path)
             continue
-        if "/" not in path and not elsewhere and not _leads(claim, path):
+        if "/" not in path and not elsewhere and not _leads(claim, path) and not _reports_work(fact):
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
         yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, path)
 
@@ -200,11 +203,7 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
     an illustration, as its code is: the reader reads no claim there, so no item there has one):
     each item is a path from the tree's root, said to exist,
     unless the tree is a plan ("## Planned structure", "Next steps")."""
-    by_file: dict[str, list[Fact]] = {}
-    for fact in ctx.active:
-        if fact.shape in _AS_LINES and fact.line > 0 and not fact.path.startswith("<"):
-            by_file.setdefault(fact.path, []).append(fact)
-    for path, facts in by_file.items():
+    for path, facts in _by_file(ctx).items():
         relative = _relative(path, repo)
         drawn = list(_drawn(_lines(repo, relative)))
         if not drawn:
@@ -220,6 +219,50 @@ def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator
                 if owner is not None and owner.status not in PENDING and not _GONE.search(block[at]):
                     elsewhere, moved = _where_else(repo, named)
                     yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=first + at)
+
+
+def _by_file(ctx: Context) -> dict[str, list[Fact]]:
+    """The active facts of each file read as lines (markdown), in order."""
+    by_file: dict[str, list[Fact]] = {}
+    for fact in ctx.active:
+        if fact.shape in _AS_LINES and fact.line > 0 and not fact.path.startswith("<"):
+            by_file.setdefault(fact.path, []).append(fact)
+    return by_file
+
+
+def _headings(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
+    """A heading that names a repository path ("### C. `lib/chat.ts`", "## Memory file
+    (`.cursor/rules/memory.mdc`)") says its section describes that file: a claim that it exists,
+    made by the section's first claim (none under a plan, a removal or work to create it). A
+    bare name with no folder is left alone: a heading naming a file no folder has describes
+    another tree as often (`_about_absent_file`)."""
+    for path, facts in _by_file(ctx).items():
+        relative = _relative(path, repo)
+        lines = _lines(repo, relative)
+        if not lines:
+            continue
+        near = relative.rpartition("/")[0]
+        above: list[tuple[int, str]] = []  # (level, title) of the headings the next one is under
+        for block in iter_blocks(lines):
+            if block.kind != "heading":
+                continue
+            while above and above[-1][0] >= block.level:
+                above.pop()
+            above.append((block.level, block.text))
+            if "/" not in block.text or _GONE.search(block.text) or _CREATE.match(block.text):
+                continue
+            if any(_SAMPLE.search(title) for _, title in above):
+                continue  # "## Example flow" / "### Frontend (`app/page.tsx` or similar)": an illustration
+            owner = next((f for f in facts if f.line > block.line), None)
+            if owner is None or owner.status in PENDING:
+                continue
+            for named, _ in mentions(lines[block.line - 1]):
+                if "/" not in named.rstrip("/") or named.split("/", 1)[0] in _GENERATED:
+                    continue
+                if repo.holds(named, near) or repo.ignored(named) or any(matches(named, glob) for glob in exclude):
+                    continue
+                elsewhere, moved = _where_else(repo, named)
+                yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=block.line)
 
 
 def _drawn(lines: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
@@ -320,6 +363,12 @@ def _about_absent_file(heading: str, repo: Repository) -> bool:
         if name and "/" not in name and not repo.holds(name) and not repo.named(name):
             return True
     return False
+
+
+def _reports_work(fact: Fact) -> bool:
+    """The claim reports work done ("Created `verify_grouping.py` to confirm …", "✅ English
+    prompts in `prompts_v2.py`"): the files it names were made, and should be there."""
+    return fact.kind == "event" or fact.status == "done"
 
 
 def _only_names(claim: str, path: str) -> bool:
