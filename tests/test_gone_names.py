@@ -19,6 +19,8 @@ RECORDS = [
     "- Deleted: {name}",
     "- Removed `{name}`",
     "- Removed the legacy {name}",
+    "- Removed the quick test script {name}",
+    "- Deleted the unused helper `{name}` after the merge",
     "- `{name}` was deleted",
     "- (the old `{name}` consts removed)",
     "- Post-FX host (renamed from {name} → `PostFx`)",
@@ -51,6 +53,8 @@ def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, recor
 @pytest.mark.parametrize(("relying", "record"), [
     ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed `sync_worker.py` from the docs index"),
     ("- The logger uses `console.log` for traces", "- Removed console.log statements"),
+    ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed the retry import from `sync_worker.py`"),
+    ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed all the logging in sync_worker.py"),
     ("- `sync_worker.py` is constructed with the queue", "- Renamed the queue to jobs"),  # another name
     ("- `sync_worker.py` was deleted in the cleanup", "- Deleted: sync_worker.py"),  # says it is gone itself
     ("- `GodRaysPlugin` is constructed with the sky source", "- Do not extend GodRaysPlugin for new effects"),

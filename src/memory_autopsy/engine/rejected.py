@@ -45,7 +45,12 @@ _MARKED = lazyre.compile(
 # record removes or renames it, and looked up only as a name some record did.
 TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
 _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
-_GONE_LEAD = r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:the\s+)?(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?)"
+# A short description may stand between the verb and the name ("Removed the quick test script
+# tests/test_quick.py", "deleted the unused helper `sync_all`"): lowercase words, none a
+# preposition ("removed the import from `x.py`" removes nothing of x.py).
+_DESCRIBED = r"(?:(?!(?:from|in|into|of|to|for|on|at|with|within|inside|under|and|or|all|any|its|their)\b)[a-z]{2,20}[ \t]+){0,3}"
+_GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:(?i:the|a|an)\s+)?"
+              r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
 # "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
 # Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place.
 _ITS_USES = r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in)\b)"
