@@ -53,7 +53,10 @@ RULES: tuple[Rule, ...] = (
           normalized, whatever the dates. A sentence of six words or more is a copy under another
           heading, graph entity or file of the store too, unless it is a predicate of its heading
           ("Runs on the shared cluster" under two services) or a result a log reports again on
-          another day. The later copy is flagged; the fix plan deletes it.""",
+          another day. A claim of 15 words or more pasted into another dated entry is a copy all
+          the same, and so is a plain claim beside its copy marked done (a progress file and an
+          active context); one task with two statuses is a `status_conflict`, never a copy. The
+          later copy is flagged; the fix plan deletes it.""",
           "- cache-tier: uses redis 7\n- cache-tier: uses Redis 7.", "- cache-tier: uses redis 7"),
     _rule("near_duplicate", "1", Severity.WARNING, "The same claim is stored twice in other words.",
           """Two claims of one entity are lexically almost identical (character-trigram similarity
@@ -124,13 +127,16 @@ RULES: tuple[Rule, ...] = (
     _rule("missing_path", "G", Severity.WARNING, "A path memory names is not in the repository.",
           """A present-tense or done claim names a file or folder of the repository (`src/api/client.ts`,
           `docs/`, a file name in code quotes) that git does not list and the disk does not hold:
-          the agent opens a file that is gone. When one listed file has that name, the finding
+          the agent opens a file that is gone. A heading that names a path ("### C. `lib/chat.ts`")
+          says it exists as its section's claims do, and a claim that reports work done on a file
+          ("Created `verify_grouping.py` …", a checked item) says so of a bare file name too, when
+          no listed file has that name. When one listed file has that name, the finding
           names it: usually the file moved; failing that, where git's rename detection followed
           the path (one `git log`, run only when a path is missing). Silent for code blocks, URLs, globs, placeholders
           (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths, paths a
           claim says were deleted, renamed or moved, files a plan or an open task names, a
-          section whose heading names a folder or file the repository lacks (another tree), and
-          what the rule file excludes.
+          section whose heading names a folder or file the repository lacks (another tree), a
+          heading under an example, sample or template heading, and what the rule file excludes.
           Part of the grounding layer: on when the memory sits in a git work tree, off with
           `--no-grounding` or `grounding = false`. Judged by how the repository answered: a path
           whose name git lists elsewhere (one file or several, or a rename it followed) was right
