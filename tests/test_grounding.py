@@ -379,15 +379,19 @@ def test_a_version_is_read_past_a_module_suffix_and_another_name_in_parentheses(
     assert [message.split(" here")[0] for message in found] == ([stale] if stale else [])
 
 
-@pytest.mark.parametrize("claim", [
-    "- Created `verify_grouping.py` to confirm the prompt assignment",
-    "- ✅ English prompts in `prompts_v2.py`",
-    "- [x] Added `export_feed.py` script to write the sorted category list",
+@pytest.mark.parametrize(("memory", "line"), [
+    # a file that reported work made: a bare name with no folder is said to exist too
+    ("# Progress\n\n## Done\n- Created `verify_grouping.py` to confirm the prompt assignment\n", 4),
+    ("# Progress\n\n## Done\n- ✅ English prompts in `prompts_v2.py`\n", 4),
+    ("# Progress\n\n## Done\n- [x] Added `export_feed.py` script to write the sorted category list\n", 4),
+    # a heading that names a path: its section is about that file
+    ("# Chat flow\n\n### C. `lib/chat.ts`\n\n- Keeps the history in the session store\n", 3),
+    ("# Chat flow\n\n## Memory file (`.cursor/rules/memory.mdc`)\n\n- Keeps the history in the session store\n", 3),
+    ("# Chat flow\n\n### **src/api/server.ts**\n\n- Keeps the history in the session store\n", 3),
 ])
-def test_a_file_that_reported_work_made_is_said_to_exist(tmp_path: Path, claim: str) -> None:
-    repo = repository(tmp_path, f"# Progress\n\n## Done\n{claim}\n")
-    found = grounded(repo)
-    assert [(rule, line) for rule, line, _ in found] == [("missing_path", 4)], found
+def test_work_done_on_a_file_and_a_heading_naming_a_path_say_it_exists(tmp_path: Path, memory: str, line: int) -> None:
+    found = grounded(repository(tmp_path, memory))
+    assert [(rule, at) for rule, at, _ in found] == [("missing_path", line)], found
 
 
 @pytest.mark.parametrize("claim", [
@@ -399,14 +403,6 @@ def test_a_file_that_reported_work_made_is_said_to_exist(tmp_path: Path, claim: 
 def test_a_bare_name_in_a_sentence_is_no_claim_unless_work_made_it(tmp_path: Path, claim: str) -> None:
     repo = repository(tmp_path, f"# Notes\n\n## Conventions\n{claim}\n")
     assert [rule for rule, *_ in grounded(repo)] == []
-
-
-@pytest.mark.parametrize("heading", ["### C. `lib/chat.ts`", "## Memory file (`.cursor/rules/memory.mdc`)",
-                                     "### **src/api/server.ts**"])
-def test_a_heading_that_names_a_path_says_it_exists(tmp_path: Path, heading: str) -> None:
-    repo = repository(tmp_path, f"# Chat flow\n\n{heading}\n\n- Keeps the history in the session store\n")
-    found = grounded(repo)
-    assert [(rule, line) for rule, line, _ in found] == [("missing_path", 3)], found
 
 
 @pytest.mark.parametrize("memory", [
