@@ -412,6 +412,7 @@ def test_a_bare_name_in_a_sentence_is_no_claim_unless_work_made_it(tmp_path: Pat
     "# Chat flow\n\n### Removed `lib/chat.ts`\n\n- The store moved into the route\n",
     "# Chat flow\n\n### `src/lib/api/client.ts`\n\n- The API client\n",
     "# Chat flow\n\n```md\n### `lib/chat.ts`\n```\n\n- The store\n",
+    "# Chat flow\n\n## `lib/chat.ts`\n\n```ts\nexport const store = {}\n```\n\n## Notes\n\n- The store is small\n",
 ])
 def test_a_heading_of_an_example_a_plan_or_a_removal_is_no_claim(tmp_path: Path, memory: str) -> None:
     assert grounded(repository(tmp_path, memory)) == []

@@ -239,13 +239,12 @@ def _headings(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Itera
     for path, facts in _by_file(ctx).items():
         relative = _relative(path, repo)
         lines = _lines(repo, relative)
-        if not lines:
-            continue
+        if not any("/" in text and text[:4].lstrip().startswith("#") for text in lines):
+            continue  # no heading names a path: the file is not parsed again
         near = relative.rpartition("/")[0]
+        headings = [block for block in iter_blocks(lines) if block.kind == "heading"]
         above: list[tuple[int, str]] = []  # (level, title) of the headings the next one is under
-        for block in iter_blocks(lines):
-            if block.kind != "heading":
-                continue
+        for at, block in enumerate(headings):
             while above and above[-1][0] >= block.level:
                 above.pop()
             above.append((block.level, block.text))
@@ -253,9 +252,10 @@ def _headings(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Itera
                 continue
             if any(_SAMPLE.search(title) for _, title in above):
                 continue  # "## Example flow" / "### Frontend (`app/page.tsx` or similar)": an illustration
-            owner = next((f for f in facts if f.line > block.line), None)
+            end = next((h.line for h in headings[at + 1:] if h.level <= block.level), len(lines) + 1)
+            owner = next((f for f in facts if block.line < f.line < end), None)
             if owner is None or owner.status in PENDING:
-                continue
+                continue  # a section with no claim of its own claims nothing
             for named, _ in mentions(lines[block.line - 1]):
                 if "/" not in named.rstrip("/") or named.split("/", 1)[0] in _GENERATED:
                     continue
