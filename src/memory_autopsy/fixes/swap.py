@@ -11,7 +11,8 @@ window of microseconds).
 
 What no look after the fact can see is a writer that opened the old file before the rename and
 writes only after the second look; a lock it honoured could, and an appender takes none. The
-second look comes after the folder's fsync, which lets a write already under way land first.
+second look comes after the folder's fsync and a short grace (GRACE), which let a write already
+under way land first.
 Windows refuses to rename over an open file, so there `atomic` compares and renames without
 holding the old file (an appender that has the file open makes the rename fail instead).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 
 from memory_autopsy.fixes.tempfiles import temp_beside
@@ -29,6 +31,10 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 _ROUNDS = 8  # rollback rounds; each further one needs yet another append in the same few microseconds
 _CHUNK = 1 << 16
+# Seconds between the rename and the look at the old file. An appender that opened the file just
+# before the rename writes a moment later (a buffered write lands at its close; a thread may wait
+# for the interpreter); its bytes must reach the old file before the look, not after it.
+GRACE = 0.005
 
 
 def swap(path: str, data: bytes, mode: int, expected: bytes) -> bool:
@@ -62,6 +68,7 @@ def _rename_and_look(tmp: str, path: str, old: int, held: bytes) -> bytes | None
     """Rename `tmp` over `path`; the old file's bytes if they are no longer `held`, else None."""
     os.replace(tmp, path)
     fsync_directory(os.path.dirname(os.path.abspath(path)))
+    time.sleep(GRACE)  # a writer between its open and its write (or waiting to run) lands first
     now = _read_all(old)
     return None if now == held else now
 
