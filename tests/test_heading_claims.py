@@ -36,6 +36,13 @@ def scan(root: Path, *args: str) -> dict[str, object]:
     return json.loads(out)
 
 
+def bank(root: Path, **files: str) -> Path:
+    """A memory bank under `root`: each keyword a file of the folder (`progress` is progress.md)."""
+    for name, text in files.items():
+        write(root / "memory-bank" / f"{name}.md", text)
+    return root
+
+
 def conflicts(root: Path) -> list[dict[str, object]]:
     return findings_of(root, "status_conflict")
 
@@ -43,9 +50,9 @@ def conflicts(root: Path) -> list[dict[str, object]]:
 @pytest.mark.parametrize(("heading", "pending", "task"), list(product(DONE_HEADINGS, PENDING_ITEMS, TASKS)))
 def test_a_task_pending_in_one_file_and_done_in_a_heading_of_another_conflicts(
         tmp_path: Path, heading: str, pending: str, task: str) -> None:
-    write(tmp_path / "memory-bank" / "activeContext.md", "# Active Context\n\n" + pending.format(task=task))
-    write(tmp_path / "memory-bank" / "progress.md",
-          "# Progress\n\n" + heading.format(task=task) + "\n\nShipped with tests and docs.\n")
+    bank(tmp_path,
+         activeContext="# Active Context\n\n" + pending.format(task=task),
+         progress="# Progress\n\n" + heading.format(task=task) + "\n\nShipped with tests and docs.\n")
     found = conflicts(tmp_path)
     assert len(found) == 1, found
     sides = {Path(str(found[0]["path"])).name, *(Path(str(r["path"])).name for r in found[0]["related"])}  # type: ignore[union-attr]
@@ -57,16 +64,15 @@ def test_a_task_pending_in_one_file_and_done_in_a_heading_of_another_conflicts(
 ])
 def test_a_heading_still_pending_conflicts_with_the_task_done_elsewhere(tmp_path: Path, heading: str) -> None:
     task = "Segments filter panel"
-    write(tmp_path / "memory-bank" / "productContext.md",
-          "# Product\n\n" + heading.format(task=task) + "\n\nThe panel filters by segment.\n")
-    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n- [x] {task}\n")
+    bank(tmp_path,
+         productContext="# Product\n\n" + heading.format(task=task) + "\n\nThe panel filters by segment.\n",
+         progress=f"# Progress\n\n## Status\n- [x] {task}\n")
     found = conflicts(tmp_path)
     assert [Path(str(f["path"])).name for f in found] == ["productContext.md"], found
 
 
 def test_headings_in_ideographs_are_read_alike(tmp_path: Path) -> None:
-    write(tmp_path / "memory-bank" / "activeContext.md", "# 当前\n\n## 下一步工作\n- 阶段 2 自动记忆\n")
-    write(tmp_path / "memory-bank" / "progress.md", "# 进度\n\n## 阶段 2 (自动记忆) - ✅ 已完成\n\n说明。\n")
+    bank(tmp_path, activeContext="# 当前\n\n## 下一步工作\n- 阶段 2 自动记忆\n", progress="# 进度\n\n## 阶段 2 (自动记忆) - ✅ 已完成\n\n说明。\n")
     assert len(conflicts(tmp_path)) == 1
 
 
@@ -77,15 +83,16 @@ def test_headings_in_ideographs_are_read_alike(tmp_path: Path) -> None:
 def test_a_heading_with_no_status_of_its_own_is_no_side(tmp_path: Path, heading: str) -> None:
     """A generic heading gives its items a status and says nothing itself; a named heading
     with no mark says no status."""
-    write(tmp_path / "memory-bank" / "activeContext.md", "# Active\n\n## Next Steps\n- Alert system implementation\n")
-    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n{heading}\n\nNotes follow here today.\n")
+    bank(tmp_path,
+         activeContext="# Active\n\n## Next Steps\n- Alert system implementation\n",
+         progress=f"# Progress\n\n{heading}\n\nNotes follow here today.\n")
     assert conflicts(tmp_path) == []
 
 
 def test_heading_claims_are_no_facts(tmp_path: Path) -> None:
     """The fact count, copies and near copies, and the parse cache: as if the heading read no claim."""
     body = "# Progress\n\n## Export to CSV ✅ COMPLETE\n\n- Export to CSV ✅ COMPLETE\n- Import from CSV\n"
-    write(tmp_path / "memory-bank" / "progress.md", body)
+    bank(tmp_path, progress=body)
     cold = scan(tmp_path)
     assert cold["facts"] == 2, cold
     assert [f["rule"] for f in cold["findings"] if f["rule"] in ("duplicate", "near_duplicate")] == []  # type: ignore[index]
@@ -96,9 +103,8 @@ def test_heading_claims_are_no_facts(tmp_path: Path) -> None:
 def test_fix_never_touches_a_heading(tmp_path: Path) -> None:
     """A status conflict whose done side is a heading plans no fix: the pending item is kept
     for a person (it is no copy of the heading), and the heading is never struck."""
-    write(tmp_path / "memory-bank" / "activeContext.md", "# Active\n\n## Next Steps\n- Alert system implementation\n")
     progress = "# Progress\n\n# Alert system implementation - COMPLETED ✅\n\nDone.\n"
-    write(tmp_path / "memory-bank" / "progress.md", progress)
+    bank(tmp_path, activeContext="# Active\n\n## Next Steps\n- Alert system implementation\n", progress=progress)
     assert len(conflicts(tmp_path)) == 1
     active = (tmp_path / "memory-bank" / "activeContext.md").read_text(encoding="utf-8")
     code, out, err = run_cli("report", "memory-bank", "--apply", "--yes-i-know", "--isolated", cwd=tmp_path)
@@ -125,15 +131,16 @@ def test_a_named_heading_takes_the_status_its_section_gives(tmp_path: Path, sect
                                                             other: str, flagged: str) -> None:
     """A named heading under a generic one is an item of that section: "### x.go" under
     "## Remaining Issues" is pending, as "- x.go" there would be."""
-    write(tmp_path / "memory-bank" / "a.md", f"# Fixes\n\n{section}\n\n{heading}\n\nDetails of the work.\n")
-    write(tmp_path / "memory-bank" / "b.md", f"# Status\n\n## Files\n{other}\n")
+    bank(tmp_path,
+         a=f"# Fixes\n\n{section}\n\n{heading}\n\nDetails of the work.\n",
+         b=f"# Status\n\n## Files\n{other}\n")
     assert [Path(str(f["path"])).name for f in conflicts(tmp_path)] == [flagged]
 
 
 def _pending_heading(root: Path, above: str = "") -> None:
-    write(root / "memory-bank" / "productContext.md",
-          f"# Product\n\n{above}### Segments filter panel - IN PROGRESS\n\nThe panel filters by segment.\n")
-    write(root / "memory-bank" / "progress.md", "# Progress\n\n## Status\n- [x] Segments filter panel\n")
+    bank(root,
+         productContext=f"# Product\n\n{above}### Segments filter panel - IN PROGRESS\n\nThe panel filters by segment.\n",
+         progress="# Progress\n\n## Status\n- [x] Segments filter panel\n")
 
 
 def test_why_explains_a_finding_flagged_on_a_heading(tmp_path: Path) -> None:
@@ -162,9 +169,9 @@ STATUS_LINES = [
 def test_a_status_line_under_a_heading_says_that_of_the_heading(tmp_path: Path, line: str, task: str) -> None:
     """"### Phase 3: AI Implementation" with "**Status:** ✅ COMPLETE" below it records the
     work done as "### Phase 3: AI Implementation ✅" would; the finding names the status line."""
-    write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {task}\n")
-    write(tmp_path / "memory-bank" / "progress.md",
-          f"# Progress\n\n### {task}\n\nSome context first.\n\n{line}\n\nShipped with tests.\n")
+    bank(tmp_path,
+         activeContext=f"# Active Context\n\n## Next Steps\n- {task}\n",
+         progress=f"# Progress\n\n### {task}\n\nSome context first.\n\n{line}\n\nShipped with tests.\n")
     found = conflicts(tmp_path)
     assert len(found) == 1, found
     evidence = found[0]["related"][0]  # type: ignore[index]
@@ -179,8 +186,9 @@ def test_a_status_line_under_a_heading_says_that_of_the_heading(tmp_path: Path, 
 ])
 def test_a_status_line_that_is_not_the_sections_says_nothing_of_it(tmp_path: Path, progress: str) -> None:
     task = TASKS[0]
-    write(tmp_path / "memory-bank" / "activeContext.md", f"# Active Context\n\n## Next Steps\n- {task}\n")
-    write(tmp_path / "memory-bank" / "progress.md", "# Progress\n\n" + progress.format(task=task))
+    bank(tmp_path,
+         activeContext=f"# Active Context\n\n## Next Steps\n- {task}\n",
+         progress="# Progress\n\n" + progress.format(task=task))
     assert conflicts(tmp_path) == []
 
 
@@ -193,9 +201,9 @@ def test_a_status_line_that_is_not_the_sections_says_nothing_of_it(tmp_path: Pat
 def test_a_section_whose_boxes_are_all_open_is_pending(tmp_path: Path, task: str, done: str) -> None:
     """"### Phase 1: Core/Domain" over nothing but open boxes is Phase 1 not started: against
     Phase 1 done elsewhere, one conflict, on the first open box."""
-    write(tmp_path / "memory-bank" / "progress.md", "# Progress\n\n" + done.format(task=task))
-    write(tmp_path / "memory-bank" / "plan.md",
-          f"# Plan\n\n### {task}\n**Goal**: the model\n- [ ] CellState.cs\n- [ ] PlayerType.cs\n- [ ] BoardPosition.cs\n")
+    bank(tmp_path,
+         progress="# Progress\n\n" + done.format(task=task),
+         plan=f"# Plan\n\n### {task}\n**Goal**: the model\n- [ ] CellState.cs\n- [ ] PlayerType.cs\n- [ ] BoardPosition.cs\n")
     found = conflicts(tmp_path)
     assert [(Path(str(f["path"])).name, f["line"]) for f in found] == [("plan.md", 5)], found
 
@@ -209,6 +217,5 @@ def test_a_section_whose_boxes_are_all_open_is_pending(tmp_path: Path, task: str
 ])
 def test_a_section_with_checked_or_few_open_boxes_says_nothing_of_its_title(tmp_path: Path, plan: str) -> None:
     task = TASKS[1]
-    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Status\n- [x] {task}\n")
-    write(tmp_path / "memory-bank" / "plan.md", "# Plan\n\n" + plan.format(task=task))
+    bank(tmp_path, progress=f"# Progress\n\n## Status\n- [x] {task}\n", plan="# Plan\n\n" + plan.format(task=task))
     assert conflicts(tmp_path) == []
