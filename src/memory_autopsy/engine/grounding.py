@@ -78,8 +78,9 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
         yield from _versions(fact, repo)
         if runs:
             yield from _commands(fact, repo, written)
-    yield from _trees(ctx, repo, exclude)
-    yield from _headings(ctx, repo, exclude)
+    by_file = _by_file(ctx)
+    yield from _trees(by_file, repo, exclude)
+    yield from _headings(by_file, repo, exclude)
 
 
 def _shown(repo: Repository, path: str) -> str:
@@ -198,12 +199,12 @@ def tree_paths(lines: Sequence[str]) -> tuple[str, list[tuple[int, str]]]:
     return root, found
 
 
-def _trees(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
+def _trees(by_file: dict[str, list[Fact]], repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
     """The directory trees memory files draw as text, outside code blocks (what a block draws is
     an illustration, as its code is: the reader reads no claim there, so no item there has one):
     each item is a path from the tree's root, said to exist,
     unless the tree is a plan ("## Planned structure", "Next steps")."""
-    for path, facts in _by_file(ctx).items():
+    for path, facts in by_file.items():
         relative = _relative(path, repo)
         drawn = list(_drawn(_lines(repo, relative)))
         if not drawn:
@@ -230,13 +231,13 @@ def _by_file(ctx: Context) -> dict[str, list[Fact]]:
     return by_file
 
 
-def _headings(ctx: Context, repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
+def _headings(by_file: dict[str, list[Fact]], repo: Repository, exclude: tuple[str, ...]) -> Iterator[Finding]:
     """A heading that names a repository path ("### C. `lib/chat.ts`", "## Memory file
     (`.cursor/rules/memory.mdc`)") says its section describes that file: a claim that it exists,
     made by the section's first claim (none under a plan, a removal or work to create it). A
     bare name with no folder is left alone: a heading naming a file no folder has describes
     another tree as often (`_about_absent_file`)."""
-    for path, facts in _by_file(ctx).items():
+    for path, facts in by_file.items():
         relative = _relative(path, repo)
         lines = _lines(repo, relative)
         if not any("/" in text and text[:4].lstrip().startswith("#") for text in lines):
