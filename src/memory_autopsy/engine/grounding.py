@@ -51,6 +51,23 @@ _FOLDER = lazyre.compile(r"(?<![\w/.-])([\w.-]{1,100}/)(?![\w/])")
 _OPENING_FOLDER = lazyre.compile(r"^\W{0,6}([\w.-]{1,100}(?:/[\w.-]{1,100}){0,10}/)[ \t]*(?:[—–:(-]|$)")
 _LABEL = lazyre.compile(r"^\W{0,6}(?:[^\W\d][^:\n]{0,40}:[ \t]*)?")
 _CREATE = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|new|make|set up)\b", re.I)
+# An instruction to make or move a file ("Create `src/x.py` for …", "Move the job into
+# `jobs/`"): the file is work to do, not a file said to be there, unless the claim reports it done.
+_TO_DO = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|make|set up|generate|introduce|"
+                        r"move|migrate|rename|relocate|extract|split)\b", re.I)
+# A clause that puts the path in the future or under an obligation ("will add", "should go in",
+# "needs to", "plan to"): nothing it names is said to be there yet.
+_MODAL = lazyre.compile(r"\b(?:will|shall|should|would|could|might|need(?:s|ed)?\s+to|plan(?:s|ned)?\s+to|"
+                        r"going\s+to|want(?:s|ed)?\s+to|to\s+be\s+(?:created|added|written|implemented|built|moved)|"
+                        r"todo|tbd|planned)\b", re.I)
+_LABELS = lazyre.compile(r"^(?:[^\W\d][^:\n]{0,40}:[ \t]+){0,2}")  # "Retry job: Notes: …", a table row's labels
+MODAL_REACH = 5  # words
+_CLAUSE_END = lazyre.compile(r"[.;!?](?:\s|$)|\n")
+# Where a move, rename or replacement led ("Moved the job to `jobs/retry.py`", "renamed x.py to
+# y.py", "replaced `a/` with `b/`", "a.py → b.py"): that side is said to be there now.
+_ARRIVED = lazyre.compile(
+    r"\b(?:(?:mov|renam|migrat|relocat|extract|split|merg)(?:e|ed|ing|s)?|split)\b[^;\n]{0,200}?\s(?:to|into)\s"
+    r"|\breplac(?:e|ed|ing|es)\b[^;\n]{0,200}?\s(?:with|by)\s|→|->", re.I)
 _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
 _BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
 _LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*)$")
@@ -67,10 +84,17 @@ _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three
 def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Iterator[Finding]:
     for fact in ctx.active:
         claim = fact.claim
-        if fact.path.startswith("<") or _GONE.search(claim):
-            continue  # removed, renamed, replaced: what such a claim names is not said to exist
+        if fact.path.startswith("<"):
+            continue
         relative = _relative(fact.path, repo)
         paths = ("/" in claim or "." in claim) and not _UNTRACKED.search(claim)
+        if _GONE.search(claim):
+            # removed, renamed, replaced: what such a claim names is not said to exist, but
+            # where a move or a rename led is
+            arrived = _arrived(_as_written(fact, repo, relative)) if paths else ""
+            if arrived:
+                yield from _paths(fact, repo, relative, arrived, exclude)
+            continue
         runs = any(runner in claim for runner in _RUNNERS)
         written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
         if paths:
@@ -144,6 +168,9 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
         return  # the section is about a folder or file the repository lacks: another tree
     other_tree = any(not repo.holds(base, near) for base in opening)
     pending = fact.status in PENDING
+    done = _reports_work(fact)
+    if not pending and not done and _TO_DO.match(_LABELS.sub("", claim)):
+        return  # an instruction to make or move the file: work to do
     for path, coded in named:
         if "/" not in path.rstrip("/") and not coded:
             continue  # a bare `name.ext` in prose is read only from code spans
@@ -151,6 +178,8 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
             continue  # the item is about a folder the repository lacks: its paths are in there
+        if not done and _modal(written, path):
+            continue  # "will add", "should go in": not there yet, or not said to be
         if repo.holds(path, near) or any(matches(path, glob) for glob in exclude) or repo.ignored(path):
             continue
         if any(repo.holds(f"{base.rstrip('/')}/{path}", near) for base in bases):
@@ -326,12 +355,38 @@ def _lines(repo: Repository, relative: str) -> list[str]:
 def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
     """The claim as its file (`relative` in the repository) has it, code spans and all (the
     reader drops the backticks), when its lines can be read and still say it; else the claim."""
-    if fact.shape not in _AS_LINES or fact.line < 1:
-        return fact.claim
-    written = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
-    if " ".join(_MARKUP.sub("", fact.claim[:24]).split()) not in " ".join(_MARKUP.sub("", written).split()):
-        return fact.claim
+    written = fact.claim
+    if fact.shape in _AS_LINES and fact.line >= 1:
+        lines = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
+        said = _LABELS.sub("", fact.claim) if fact.shape == "table" else fact.claim  # a row's cell, less its labels
+        if " ".join(_MARKUP.sub("", said[:24]).split()) in " ".join(_MARKUP.sub("", lines).split()):
+            written = lines
     return _EXAMPLE.sub(" ", written)
+
+
+def _arrived(written: str) -> str:
+    """What a claim of a move, rename or replacement names as where it led: the text after each
+    "to", "into", "with" or arrow, up to the end of its clause or the next removal."""
+    parts = []
+    for match in _ARRIVED.finditer(written):
+        rest = written[match.end():]
+        end = _CLAUSE_END.search(rest)
+        rest = rest[:end.start()] if end else rest
+        gone = _GONE.search(rest)
+        parts.append(rest[:gone.start()] if gone else rest)
+    return " ; ".join(parts)
+
+
+def _modal(written: str, path: str) -> bool:
+    """Whether a modal or future word bears on the path: among the few words of its clause
+    before it ("will add", "should go in", "need to create") or right after it ("… will hold").
+    One further off bears on something else ("The MVP will focus on …, as detailed in `x.md`")."""
+    at = written.find(path)
+    if at < 0:
+        return False
+    before = _CLAUSE_END.split(written[:at])[-1].split()[-MODAL_REACH:]
+    after = _CLAUSE_END.split(written[at + len(path):], maxsplit=1)[0].split()[:MODAL_REACH - 2]
+    return _MODAL.search(" ".join(before)) is not None or _MODAL.search(" ".join(after)) is not None
 
 
 def _at_mention(finding: Finding, fact: Fact, repo: Repository, relative: str, path: str) -> Finding:

@@ -1,0 +1,119 @@
+"""The grounding matrix: every phrasing of a claim that a missing path is there (present tense,
+done, moved to it) in every store shape the reader knows is `missing_path`; every look-alike
+that says no such thing (a plan, an open task, a removal, an example, a modal, a move away from
+it) stays silent. One repository holds every case, one memory file per shape, scanned once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from conftest import committed_repo, run_cli
+
+# A folder is written as code: out of code, "client/server/" is as often prose, and a folder is
+# read there only in a drawn tree.
+PATHS = {"file": "src/sync/retry_job.py", "coded": "`src/sync/retry_job.py`", "folder": "`services/billing/`",
+         "deep": "packages/web/src/hooks/useCart.ts"}
+CLAIMS = {
+    "lives": "The retry logic lives in {p}",
+    "where": "The retry logic is in {p}",
+    "subject": "{p} handles the retries",
+    "label": "Retry job: {p}",
+    "see": "See {p} for the retry design",
+    "read_from": "Settings are read from {p}",
+    "located": "The retry job is located at {p}",
+    "passive": "Retries are implemented in {p}",
+    "bold": "**Retry job** ({p}) retries failed syncs",
+    "entry": "Entry point: {p}",
+    "link": "See [the retry job]({p}) for the design",
+    "done_box": "[x] Added retries to {p}",
+    "done_mark": "✅ Implemented {p}",
+    "event": "Created {p} to hold the retry job",
+    "moved_to": "Moved the retry job to {p}",
+    "renamed_to": "Renamed `src/sync/job.py` to {p}",
+    "replaced_with": "Replaced the cron script with {p}",
+}
+QUIET = {
+    "plan": "Create {p} for the retry job",
+    "plan_move": "Move the retry job into {p}",
+    "todo": "[ ] Add retries to {p}",
+    "deleted": "Deleted {p}",
+    "removed": "Removed {p} in the cleanup",
+    "example": "Put each job in its own file (e.g. {p})",
+    "moved_from": "Moved the retry job out of {p}",
+    "renamed_from": "Renamed {p} to `src/sync/job.py`",
+    "will": "We will add {p} next sprint",
+    "should": "The retry job should go in {p}",
+    "need": "We need to create {p} first",
+    "no_longer": "{p} no longer exists",
+}
+REPOSITORY = {"README.md": "# Demo\n", "src/app.py": "", "src/sync/job.py": "", "services/auth/main.go": "",
+              "packages/web/src/index.ts": "", "package.json": "{}\n"}
+
+
+class Case(NamedTuple):
+    phrasing: str
+    path: str
+    expect: bool
+    text: str
+
+
+def cases() -> list[Case]:
+    return [Case(name, kind, expect, template.format(p=path))
+            for expect, table in ((True, CLAIMS), (False, QUIET))
+            for name, template in table.items()
+            for kind, path in PATHS.items()]
+
+
+def _lines(header: str, item: Callable[[str], str], gap: str = "\n") -> tuple[str, list[int]]:
+    """A file of the cases, one per item, and the line each is on."""
+    text, lines = header, []
+    for case in cases():
+        lines.append(text.count("\n") + 1)
+        text += item(case.text) + "\n" + gap[1:]
+    return text, lines
+
+
+def _graph() -> tuple[str, list[int]]:
+    """One entity per case (a node's observations are one subject's), one line each."""
+    rows = [json.dumps({"type": "entity", "name": f"Job{i}", "entityType": "component", "observations": [case.text]})
+            for i, case in enumerate(cases())]
+    return "".join(row + "\n" for row in rows), list(range(1, len(rows) + 1))
+
+
+SHAPES: dict[str, Callable[[], tuple[str, list[int]]]] = {
+    "memory-bank/systemPatterns.md": lambda: _lines("# System Patterns\n\n## Jobs\n\n", lambda t: f"- {t}"),
+    "CLAUDE.md": lambda: _lines("# Project\n\n## Architecture\n\n", lambda t: f"- {t}"),
+    ".cursor/rules/jobs.mdc": lambda: _lines("---\ndescription: jobs\nalwaysApply: true\n---\n\n", lambda t: f"- {t}"),
+    ".serena/memories/structure.md": lambda: _lines("# Structure\n\n", lambda t: t, gap="\n\n"),
+    ".claude/memory/project_jobs.md": lambda: _lines(
+        "---\nname: jobs\ndescription: where the jobs live\ntype: project\n---\n\n", lambda t: t, gap="\n\n"),
+    "memory-bank/progress.md": lambda: _lines("# Progress\n\n## 2026-03-02\n\n", lambda t: f"- {t}"),
+    "memory-bank/techContext.md": lambda: _lines(
+        "# Tech Context\n\n| Item | Notes |\n|---|---|\n", lambda t: f"| Retry job | {t} |"),
+    "memory.jsonl": _graph,
+}
+
+
+def test_the_matrix_is_large_and_balanced() -> None:
+    found = cases()
+    assert sum(c.expect for c in found) * len(SHAPES) >= 400
+    assert sum(not c.expect for c in found) * len(SHAPES) >= 250
+
+
+def test_every_claim_of_a_missing_path_is_flagged_and_no_look_alike_is(tmp_path: Path) -> None:
+    files, places = {}, {}
+    for name, build in SHAPES.items():
+        files[name], places[name] = build()
+    repo = committed_repo(tmp_path / "repo", {**REPOSITORY, **files})
+    code, out, err = run_cli("scan", *SHAPES, "--json", "--fail-on", "never", cwd=repo)
+    assert code == 0, err
+    flagged = {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["rule"] == "missing_path"}
+    missed, false = [], []
+    for name in SHAPES:
+        for case, line in zip(cases(), places[name]):
+            if ((name, line) in flagged) != case.expect:
+                (missed if case.expect else false).append(f"{name}:{line} {case.phrasing}/{case.path}: {case.text}")
+    assert (missed, false) == ([], [])
