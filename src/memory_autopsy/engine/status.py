@@ -30,13 +30,17 @@ MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
 _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr", "yet"})  # "NOT YET IMPLEMENTED"
 _DATE = lazyre.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
+# Work begun or done in part, not done: "Began the billing tables migration", "✅ Billing
+# tables migration (partial)".
+_BEGUN = lazyre.compile(r"^\W*(?:began|begun|started|starting|kicked\s+off|commenced|initiated)\b", re.I)
+_PARTIAL = lazyre.compile(r"\b(?:partial(?:ly)?|in\s+part)\b", re.I)
 
 
 def find(ctx: Context) -> Iterator[Finding]:
     # A heading that marks its title ("## Phase 5 ✅ COMPLETE", "### Segments - IN PROGRESS")
     # is a side like any item: done evidence, or a task still pending.
     claims = [*ctx.active, *ctx.headings] if ctx.headings else ctx.active
-    done = [f for f in claims if f.status == "done" or f.kind == "event"]  # done evidence
+    done = [f for f in claims if _done(f)]  # done evidence
     if not done:
         return
     index = _Index(ctx, done)
@@ -46,6 +50,14 @@ def find(ctx: Context) -> Iterator[Finding]:
         match = index.best(fact)
         if match is not None:
             yield _finding(fact, *match)
+
+
+def _done(fact: Fact) -> bool:
+    """Whether a claim is evidence that its task is done: marked done or reported as an event,
+    unless it says the work only began or was done in part."""
+    if fact.status != "done" and fact.kind != "event":
+        return False
+    return not _BEGUN.match(fact.claim) and not _PARTIAL.search(fact.claim)
 
 
 class _Index:
@@ -166,8 +178,11 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
 
 
 def _folded(word: str) -> str:
-    """A word as its plural reads: "phase" as "phases" ("phas"), "file" as "files"."""
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+    """A word as its plural reads: "phase" as "phases" ("phas"), "file" as "files"; and a verb
+    in -ate as its noun in -ation reads ("migrate", "migrated": "migrat"; "migration": "migr"),
+    so that "Migrate the billing tables" and "Billing tables migration" are one task."""
+    word = word[:-1] if word.endswith("e") and len(word) > 3 else word
+    return word[:-2] if len(word) >= 5 and word.endswith("at") and word[-3] not in "aeiou" else word
 
 
 # A run of kanji, hanzi or katakana (hiragana, mostly particles and endings, splits runs).

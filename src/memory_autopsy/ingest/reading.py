@@ -208,12 +208,13 @@ def kind_of(text: str, lexicon: Lexicon, *, status: str, section_status: str, gu
     lead = lead_words(text)
     if section_status == "in_progress":
         return "event" if _is_past(lead, lexicon) else "task"
+    if section_status == "done" and not guideline_section:
+        # "## Completed" / "- Add retry to the sync job": a task listed as done, not an order
+        return "event" if _is_past(lead, lexicon) else "task"
     if guideline_section or _is_imperative(lead, lexicon):
         return "guideline"
     if _is_past(lead, lexicon):
         return "event"
-    if section_status == "done":
-        return "task"
     return "state"
 
 
