@@ -1,5 +1,5 @@
 """One count stated with two numbers in one store is numeric drift, in the forms people write
-it: a count with its state ("1948 tests pass", "2129 passing tests"), or a label naming a count
+it: a count with its state ("1948 tests pass", "2129 passing tests", "Tests: 2129 passing"), or a label naming a count
 whose value is the number ("Test count: 1,800+", "総ファイル数: 60+"). With dates the older
 side is flagged; with none, the later statement is, as unordered (review). Two subjects, two
 items of one list, another store or a number that is no count (a ratio, a time, a version)
@@ -20,6 +20,8 @@ PAIRS = [
     ("All {a} tests pass", "{b} tests passing"),
     ("The suite has {a} passing tests", "{b} tests pass"),
     ("Test count: {a}+", "Test count: {b}"),
+    ("Tests: {a} passing", "{b} tests passing"),  # the label is the counted noun
+    ("Tests: {a} passing", "All {b} tests pass"),
     ("Total files: {a} (src only)", "Total files: {b}"),
     ("総ファイル数: {a}+", "総ファイル数: {b}+"),
     ("チャレンジ総数: {a}問", "総チャレンジ数: {b}問"),
@@ -67,6 +69,7 @@ LOOK_ALIKES = [
     # two different counts
     ("5 unit tests failing", "12 integration tests failing"),
     ("Test count: 12", "Total files: 40"),
+    ("Tests: 12 failing", "40 tests passing"),
 ]
 
 

@@ -49,8 +49,9 @@ _STATE_FORM = {"pass": "passing", "passed": "passing", "fail": "failing", "faile
 LABELLED = lazyre.compile(
     r"(?P<label>[^\W\d][^:：\d]{0,38}?)[:：][ \t]*(?:[~≈約约][ \t]*)?"
     r"(?P<n>\d{1,3}(?:,\d{3}){1,4}|\d{1,7})\+?(?![\d/.:,])"
-    r"(?:[ \t]*[^\W\d]{1,12})?(?:[ \t]*[(（][^()（）]*[)）])?[ \t.]*$"
+    r"(?:[ \t]*(?P<word>[^\W\d]{1,12}))?(?:[ \t]*[(（][^()（）]*[)）])?[ \t.]*$"
 )
+_COUNTED_LABEL = lazyre.compile(rf"(?:{_COUNTED})", re.I)
 # Words before a count that say nothing about which count it is.
 _NOT_QUALIFIERS = frozenset("all with now has have are were of only over about around nearly approximately and the".split())
 _COUNT_LABEL = frozenset({"total", "count", "number", "tests", "test", "files", "lines"})
@@ -77,6 +78,8 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     labelled = LABELLED.match(claim.strip()) if ":" in claim or "：" in claim else None
     if labelled is not None and (key := _count_label(labelled["label"])):
         found[("label", key)] = int(labelled["n"].replace(",", ""))
+    if labelled is not None and (noun_key := _counted_label(labelled["label"], labelled["word"])):
+        found.setdefault(noun_key, int(labelled["n"].replace(",", "")))
     counted = _may_hold(claim, claim.lower(), _STATE_HINTS)  # a count needs a state word after its noun
     if not counted and "%" not in claim:
         return tuple(found.items())
@@ -96,6 +99,16 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
         share = int(match["n"])
         found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
     return tuple(found.items())
+
+
+def _counted_label(label: str, word: str | None) -> tuple[str, ...] | None:
+    """"Tests: 2129 passing" counts what "2129 tests passing" counts: a label that is the counted
+    noun, and a state word after the number."""
+    state = (word or "").lower()
+    noun = label.strip(" *_`#-").lower()
+    if state not in _STATES or not _COUNTED_LABEL.fullmatch(noun):
+        return None
+    return ("count", "", noun.rstrip("s").removesuffix("ie"), _STATE_FORM.get(state, state))
 
 
 def _count_label(label: str) -> str:
