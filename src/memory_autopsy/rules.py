@@ -133,10 +133,13 @@ RULES: tuple[Rule, ...] = (
           no listed file has that name. When one listed file has that name, the finding
           names it: usually the file moved; failing that, where git's rename detection followed
           the path (one `git log`, run only when a path is missing). Silent for code blocks, URLs, globs, placeholders
-          (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths, paths a
-          claim says were deleted, renamed or moved, files a plan or an open task names, a
-          section whose heading names a folder or file the repository lacks (another tree), a
-          heading under an example, sample or template heading, and what the rule file excludes.
+          (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths,
+          examples ("e.g. `x.py`"), paths a claim says were deleted, renamed or moved away from
+          (where a move or rename led, "Moved the job to `jobs/retry.py`", is said to be there),
+          files a plan, an open task, an instruction to create or move them ("Create `x.py`") or
+          a modal word ("will add", "should go in") names, a section whose heading names a
+          folder or file the repository lacks (another tree), a heading under an example, sample
+          or template heading, and what the rule file excludes.
           Part of the grounding layer: on when the memory sits in a git work tree, off with
           `--no-grounding` or `grounding = false`. Judged by how the repository answered: a path
           whose name git lists elsewhere (one file or several, or a rename it followed) was right
@@ -159,13 +162,17 @@ RULES: tuple[Rule, ...] = (
           """The same task or item is done in one place (a checked box, ✅, "(Completed)", a
           Completed section, a past-tense log line) and still pending, a next step, in progress or
           blocked in another (a checkbox, a status marker, a Next Steps section, a table's status
-          column). Newer evidence wins: the older side is flagged; with no observation order the
-          pending side is. The fix plan keeps the done copy of a checkbox pair.""",
+          column). A task may be named by its verb or its noun ("migrate the billing tables",
+          "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
+          (partial)") is no evidence it is done. Newer evidence wins: the older side is flagged;
+          with no observation order the pending side is. The fix plan keeps the done copy of a
+          checkbox pair.""",
           "## Next Steps\n- add retry to the sync job\n\n## Completed\n- [x] add retry to the sync job",
           "## Completed\n- [x] add retry to the sync job"),
     _rule("numeric_drift", "2b", Severity.WARNING, "One quantity is stated with different numbers.",
           """One quantity of one subject (a count with its state, a percentage, a label naming a
-          count: "1800+ tests pass", "90% complete", "40% remaining", "Test count: 1,800") is
+          count: "1800+ tests pass", "Tests: 2129 passing", "90% complete", "40% remaining",
+          "Test count: 1,800") is
           stated with numbers that disagree within one memory store, in one file or across files.
           The older statement is flagged and the newer one named. An undated statement that
           differs from its store's newest is flagged as unordered: no date says which is current,
