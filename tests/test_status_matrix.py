@@ -101,3 +101,12 @@ def test_a_task_open_in_one_place_and_done_in_another_is_a_status_conflict(tmp_p
         if flagged != case.expect:
             wrong.append(f"{layout} {case.name}: {case.open_item.strip()!r} / {case.done_item.strip()!r}")
     assert wrong == []
+
+
+def test_a_thing_named_partial_is_no_partial_work(tmp_path: Path) -> None:
+    case = Case("named partial", "- [ ] add partial refunds to the billing job\n",
+                "- ✅ Added partial refunds to the billing job\n", True)
+    _bank(tmp_path / "memory-bank", case, "two_files")
+    code, out, err = run_cli("scan", str(tmp_path / "memory-bank"), "--json", "--fail-on", "never")
+    assert code == 0, err
+    assert [f["rule"] for f in json.loads(out)["findings"] if f["rule"] == "status_conflict"] == ["status_conflict"]

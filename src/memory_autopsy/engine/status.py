@@ -33,7 +33,8 @@ _DATE = lazyre.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 # Work begun or done in part, not done: "Began the billing tables migration", "✅ Billing
 # tables migration (partial)".
 _BEGUN = lazyre.compile(r"^\W*(?:began|begun|started|starting|kicked\s+off|commenced|initiated)\b", re.I)
-_PARTIAL = lazyre.compile(r"\b(?:partial(?:ly)?|in\s+part)\b", re.I)
+# A mark of the work's extent, not a thing named partial ("✅ Added partial refunds" is done).
+_PARTIAL = lazyre.compile(r"\bpartially\b|\bin\s+part\b|(?:[(\[:,]|[-–—]\s)\s*partial\b(?!\s+[a-z])", re.I)
 
 
 def find(ctx: Context) -> Iterator[Finding]:
