@@ -274,3 +274,36 @@ def test_scan_out_of_memory_ends(jobs: str, tmp_path: Path) -> None:
         else:
             assert json.loads(done.stdout)["findings"]
     assert 3 in codes  # the memory ran out
+
+
+# A run that runs out of memory where a generator it dropped fails in its own clean-up too:
+# the interpreter reports that echo as "Exception ignored in: <generator …>" and a traceback.
+ECHO = """
+import sys
+from memory_autopsy import cli
+
+def words():
+    try:
+        yield "word"
+    finally:
+        raise MemoryError
+
+def run(argv):
+    pending = words()
+    next(pending)
+    del pending  # closed here: its clean-up raises, where no caller can catch it
+    raise MemoryError
+
+cli._run = run
+sys.exit(cli.main(["scan", "."]))
+"""
+
+
+def test_out_of_memory_echoed_by_a_clean_up_is_still_one_line(tmp_path: Path) -> None:
+    """Out of memory, a generator freed on the way out may fail in its clean-up: the run still
+    ends with exit 3 and one line, never the interpreter's traceback of the echo."""
+    script = tmp_path / "echo.py"
+    script.write_text(ECHO, encoding="utf-8")
+    done = _scripted(str(script))
+    assert done.returncode == 3, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr

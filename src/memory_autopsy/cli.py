@@ -100,6 +100,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Every entry (scan, hook, ci, ...) comes through here: an unexpected exception is a bug
     and exits 3, so a crash can never pass for findings (1) or a usage error (2). A report or
     file that cannot be written (a full disk) exits 3 too, with one line that says so."""
+    previous, sys.unraisablehook = sys.unraisablehook, _unraisable
+    try:
+        return _main(argv)
+    finally:
+        sys.unraisablehook = previous
+
+
+def _unraisable(info: Any) -> None:
+    """Out of memory, a generator or object freed on the way out may fail in its own clean-up,
+    where no caller can catch it; the run reports the one error, in one line, and the
+    interpreter's report of the echo (a traceback) is left out. Anything else is reported as
+    the interpreter would."""
+    if isinstance(info.exc_value, MemoryError) and not os.environ.get(TRACEBACK_VARIABLE):
+        return
+    sys.__unraisablehook__(info)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:
