@@ -86,15 +86,13 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     for match in COUNT.finditer(claim) if counted else ():
         adjective = (match["adj2"] or match["adj"] or "").lower()
         state = (match["state"] or "").lower()
-        noun = match["noun"].lower().rstrip("s").removesuffix("ie")
         if state not in _STATES and adjective in _STATES and match["adj2"]:
             state = adjective  # "124 passing tests"
         if state not in _STATES:
             continue  # "496 tests, 39 files": a bare count says nothing about which total it is
         if adjective in _STATES or adjective in _NOT_QUALIFIERS:
             adjective = ""  # "all 1948 tests pass", "with 124 passing tests"
-        found.setdefault(("count", adjective, noun, _STATE_FORM.get(state, state)),
-                         int(match["n"].replace(",", "")))
+        found.setdefault(_count_key(adjective, match["noun"], state), int(match["n"].replace(",", "")))
     for match in PERCENT.finditer(claim) if "%" in claim else ():
         share = int(match["n"])
         found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
@@ -105,10 +103,16 @@ def _counted_label(label: str, word: str | None) -> tuple[str, ...] | None:
     """"Tests: 2129 passing" counts what "2129 tests passing" counts: a label that is the counted
     noun, and a state word after the number."""
     state = (word or "").lower()
-    noun = label.strip(" *_`#-").lower()
+    noun = label.strip(" *_`#-")
     if state not in _STATES or not _COUNTED_LABEL.fullmatch(noun):
         return None
-    return ("count", "", noun.rstrip("s").removesuffix("ie"), _STATE_FORM.get(state, state))
+    return _count_key("", noun, state)
+
+
+def _count_key(adjective: str, noun: str, state: str) -> tuple[str, ...]:
+    """The key of a count: its qualifier, its noun in the singular and its state in one form
+    ("tests pass" and "test passing" count one thing)."""
+    return ("count", adjective, noun.lower().rstrip("s").removesuffix("ie"), _STATE_FORM.get(state, state))
 
 
 def _count_label(label: str) -> str:

@@ -50,11 +50,11 @@ _EXAMPLE = lazyre.compile(r"\b(?:e\.g\.|eg\.|ex:|i\.e\.|for example|for instance
 _FOLDER = lazyre.compile(r"(?<![\w/.-])([\w.-]{1,100}/)(?![\w/])")
 _OPENING_FOLDER = lazyre.compile(r"^\W{0,6}([\w.-]{1,100}(?:/[\w.-]{1,100}){0,10}/)[ \t]*(?:[—–:(-]|$)")
 _LABEL = lazyre.compile(r"^\W{0,6}(?:[^\W\d][^:\n]{0,40}:[ \t]*)?")
-_CREATE = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|new|make|set up)\b", re.I)
+_MAKE = r"create|add|write|implement|build|scaffold|make|set up"  # the verbs of work that makes a file
+_CREATE = lazyre.compile(rf"^\W*(?:{_MAKE}|new)\b", re.I)
 # An instruction to make or move a file ("Create `src/x.py` for …", "Move the job into
 # `jobs/`"): the file is work to do, not a file said to be there, unless the claim reports it done.
-_TO_DO = lazyre.compile(r"^\W*(?:create|add|write|implement|build|scaffold|make|set up|generate|introduce|"
-                        r"move|migrate|rename|relocate|extract|split)\b", re.I)
+_TO_DO = lazyre.compile(rf"^\W*(?:{_MAKE}|generate|introduce|move|migrate|rename|relocate|extract|split)\b", re.I)
 # A clause that puts the path in the future or under an obligation ("will add", "should go in",
 # "needs to", "plan to"): nothing it names is said to be there yet.
 _MODAL = lazyre.compile(r"\b(?:will|shall|should|would|could|might|need(?:s|ed)?\s+to|plan(?:s|ned)?\s+to|"
@@ -66,7 +66,7 @@ _CLAUSE_END = lazyre.compile(r"[.;!?](?:\s|$)|\n")
 # Where a move, rename or replacement led ("Moved the job to `jobs/retry.py`", "renamed x.py to
 # y.py", "replaced `a/` with `b/`", "a.py → b.py"): that side is said to be there now.
 _ARRIVED = lazyre.compile(
-    r"\b(?:(?:mov|renam|migrat|relocat|extract|split|merg)(?:e|ed|ing|s)?|split)\b[^;\n]{0,200}?\s(?:to|into)\s"
+    r"\b(?:mov|renam|migrat|relocat|extract|split|merg)(?:e|ed|ing|s)?\b[^;\n]{0,200}?\s(?:to|into)\s"
     r"|\breplac(?:e|ed|ing|es)\b[^;\n]{0,200}?\s(?:with|by)\s|→|->", re.I)
 _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
 _BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")

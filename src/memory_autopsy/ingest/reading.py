@@ -206,9 +206,7 @@ def kind_of(text: str, lexicon: Lexicon, *, status: str, section_status: str, gu
     if status or section_status in ("pending", "blocked"):
         return "task"
     lead = lead_words(text)
-    if section_status == "in_progress":
-        return "event" if _is_past(lead, lexicon) else "task"
-    if section_status == "done" and not guideline_section:
+    if section_status == "in_progress" or section_status == "done" and not guideline_section:
         # "## Completed" / "- Add retry to the sync job": a task listed as done, not an order
         return "event" if _is_past(lead, lexicon) else "task"
     if guideline_section or _is_imperative(lead, lexicon):
