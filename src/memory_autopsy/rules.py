@@ -132,8 +132,12 @@ RULES: tuple[Rule, ...] = (
           ("Created `verify_grouping.py` …", a checked item) says so of a bare file name too, when
           no listed file has that name. When one listed file has that name, the finding
           names it: usually the file moved; failing that, where git's rename detection followed
-          the path (one `git log`, run only when a path is missing). Silent for code blocks, URLs, globs, placeholders
-          (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths,
+          the path (one `git log`, run only when a path is missing). A path is read as a link
+          is: "../src/x.py" from the memory file's folder, "src/x.py:42", "src/x.py::test_x" and
+          "src/x.py:run()" as the file, "@src/x.py" as the file attached (in CLAUDE.md an import:
+          `broken_link`). Silent for code blocks, URLs, globs, placeholders
+          (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths, paths
+          that lead outside the repository,
           examples ("e.g. `x.py`"), paths a claim says were deleted, renamed or moved away from
           (where a move or rename led, "Moved the job to `jobs/retry.py`", is said to be there),
           files a plan, an open task, an instruction to create or move them ("Create `x.py`") or

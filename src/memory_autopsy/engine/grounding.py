@@ -17,6 +17,7 @@ out of the scope. The repository is read once (grounds.Repository); this layer o
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -69,8 +70,10 @@ _ARRIVED = lazyre.compile(
     r"\b(?:mov|renam|migrat|relocat|extract|split|merg)(?:e|ed|ing|s)?\b[^;\n]{0,200}?\s(?:to|into)\s"
     r"|\breplac(?:e|ed|ing|es)\b[^;\n]{0,200}?\s(?:with|by)\s|→|->", re.I)
 _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
-_BARE = lazyre.compile(r"(?<![\w/.@:~`-])((?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
-_LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*)$")
+_BARE = lazyre.compile(r"(?<![\w/.@:~`-])(@?(?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
+# What may follow a file's name to point inside it: a line ("x.py:42", "x.py#L42"), a test's
+# node ("x.py::test_retry"), a function ("x.py:run()")
+_LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*|::?[A-Za-z_]\w{0,100}(?:(?:\.|::)\w{1,100}){0,5}(?:\(\))?)$")
 _PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bnnn\b|\bfoo\b|"
                               r"\b(?:snake_case|kebab-case|camel_?case|pascal_?case)\b|"  # `snake_case.py`: the convention
                               r"(?-i:[A-Z][a-z]+Name\b|\b[A-Z]+_(?:NAME|ID|SLUG)\b)", re.I)  # `ComponentName/…`, `PAGE_NAME/`
@@ -81,7 +84,10 @@ _SAMPLE = lazyre.compile(r"\b(?:examples?|samples?|templates?|or similar|e\.g\.)
 _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three.js: a product, not a file
 
 
-def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Iterator[Finding]:
+def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = (),
+         importers: frozenset[str] = frozenset()) -> Iterator[Finding]:
+    """`importers`: the names (lower case) of the files whose `@path` imports an agent's loader
+    follows (`CLAUDE.md`): those imports are the reachability layer's (`broken_link`)."""
     for fact in ctx.active:
         claim = fact.claim
         if fact.path.startswith("<"):
@@ -93,12 +99,12 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = ()) -> Itera
             # where a move or a rename led is
             arrived = _arrived(_as_written(fact, repo, relative)) if paths else ""
             if arrived:
-                yield from _paths(fact, repo, relative, arrived, exclude)
+                yield from _paths(fact, repo, relative, arrived, exclude, importers)
             continue
         runs = any(runner in claim for runner in _RUNNERS)
         written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
         if paths:
-            yield from _paths(fact, repo, relative, written, exclude)
+            yield from _paths(fact, repo, relative, written, exclude, importers)
         yield from _versions(fact, repo)
         if runs:
             yield from _commands(fact, repo, written)
@@ -136,8 +142,11 @@ def mentions(claim: str) -> list[tuple[str, bool]]:
 
 
 def _as_path(text: str, coded: bool) -> str:
-    text = _LINE_SUFFIX.sub("", text.strip().strip("'\"()").rstrip(".,;:"))
-    if not text or " " in text or "://" in text or text.startswith(("/", "~", "@", "..", "-", "\\")):
+    text = _LINE_SUFFIX.sub("", text.strip().strip("'\"()<>").rstrip(".,;:")).removeprefix("./")
+    if text.startswith("@") and "/" in text:  # "@src/x.py": a file attached by name (an import in CLAUDE.md)
+        named = _as_path(text[1:], coded)
+        return "@" + named if named and not named.endswith("/") else ""
+    if not text or " " in text or "://" in text or text.startswith(("/", "~", "@", "-", "\\")):
         return ""
     if _PLACEHOLDER.search(text) or "\\" in text or text.count(".") > 6:
         return ""
@@ -154,7 +163,17 @@ def _as_path(text: str, coded: bool) -> str:
     return ""
 
 
-def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: tuple[str, ...]) -> Iterator[Finding]:
+def _from_file(path: str, near: str) -> str:
+    """A path as the repository lists it: one written "../…" is read from the memory file's
+    folder `near`, as a markdown link is; "" when that leads outside the repository."""
+    if not path.startswith("../"):
+        return path
+    resolved = posixpath.normpath(posixpath.join(near, path)) + ("/" if path.endswith("/") else "")
+    return "" if resolved.startswith("..") else resolved
+
+
+def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: tuple[str, ...],
+           importers: frozenset[str] = frozenset()) -> Iterator[Finding]:
     """`relative`: the memory file's path in the repository; its folder is where a path it names
     may be written from. `written`: the claim as its lines write it (`_as_written`)."""
     claim = fact.claim
@@ -171,14 +190,19 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
     done = _reports_work(fact)
     if not pending and not done and _TO_DO.match(_LABELS.sub("", claim)):
         return  # an instruction to make or move the file: work to do
-    for path, coded in named:
+    for written_path, coded in named:
+        if written_path.startswith("@") and relative.rpartition("/")[2].lower() in importers:
+            continue  # an import the loader follows: the reachability layer's (`broken_link`)
+        path = _from_file(written_path.removeprefix("@"), near)
+        if not path:
+            continue  # "../../shared/SPEC.md": outside the repository
         if "/" not in path.rstrip("/") and not coded:
             continue  # a bare `name.ext` in prose is read only from code spans
         if path.endswith("/") and "/" not in path.rstrip("/"):
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
             continue  # the item is about a folder the repository lacks: its paths are in there
-        if not done and _modal(written, path):
+        if not done and _modal(written, written_path):
             continue  # "will add", "should go in": not there yet, or not said to be
         if repo.holds(path, near) or any(matches(path, glob) for glob in exclude) or repo.ignored(path):
             continue
@@ -188,12 +212,12 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
         elsewhere, moved = _where_else(repo, path)
         if pending:
-            if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, path)):
-                yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, path)
+            if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, written_path)):
+                yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, written_path)
             continue
         if "/" not in path and not elsewhere and not _leads(claim, path) and not _reports_work(fact):
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
-        yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, path)
+        yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, written_path)
 
 
 # A line of a directory tree: "│   ├── api/   # entry point", "└── README.md", "|-- src/".
@@ -286,7 +310,8 @@ def _headings(by_file: dict[str, list[Fact]], repo: Repository, exclude: tuple[s
             owner = next((f for f in facts if block.line < f.line < end), None)
             if owner is None or owner.status in PENDING:
                 continue  # a section with no claim of its own claims nothing
-            for named, _ in mentions(lines[block.line - 1]):
+            for written, _ in mentions(lines[block.line - 1]):
+                named = _from_file(written.removeprefix("@"), near)
                 if "/" not in named.rstrip("/") or named.split("/", 1)[0] in _GENERATED:
                     continue
                 if repo.holds(named, near) or repo.ignored(named) or any(matches(named, glob) for glob in exclude):

@@ -111,6 +111,12 @@ def _why_unreachable(fact: Fact, reach: Reach) -> str:
     return "in a memory file nothing links"
 
 
+def importers(budgets: Budgets | None) -> frozenset[str]:
+    """The names (lower case) of the files whose `@path` imports an agent's loader follows."""
+    systems = (default_budgets() if budgets is None else budgets).values()
+    return frozenset(str(name).lower() for system in systems for name in system.get("imports-from") or ())
+
+
 def _index(memory: MemoryFile, system: Mapping[str, Any]) -> bool:
     return PurePosixPath(memory.path).name.lower() == system.get("index")
 

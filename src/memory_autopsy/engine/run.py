@@ -93,7 +93,7 @@ def lint_store(
     found += instead.find(ctx)
     found += hygiene.aged(ctx, today or date.today())
     if repository is not None:
-        found += grounding.find(own, repository, settings.exclude)  # each fact alone: the focus only
+        found += grounding.find(own, repository, settings.exclude, reachability.importers(settings.budgets))  # each fact alone: the focus only
     if extra_layer is not None:
         found += extra_layer(ctx, found)
     found = judges.judge(found, ctx.with_headings, stores)
