@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
@@ -274,13 +275,10 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
     text = " " + fold(body).strip().rstrip(".") + " "
     if holds_any(text, NEGATIONS) or find_transition(body, vocabulary):
         return None
-    pattern = _anchor_pattern(vocabulary)
-    for match in islice(pattern.finditer(text), MAX_FRAMES):
+    for match in _frames(text, vocabulary):
         phrase = match.group(0)
         slot = vocabulary.anchors[phrase]
         rest = text[match.end() :].strip()
-        if _not_a_frame(text[: match.start()], phrase, rest):
-            continue
         if slot == "anchor:uses" and phrase in ("migrated to", "switched to", "moved to"):
             qualifier = ""
         else:
@@ -290,6 +288,39 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
         if value:
             return slot, _original_case(body, value), qualifier
     return None
+
+
+def _frames(text: str, vocabulary: Vocabulary) -> Iterator[re.Match[str]]:
+    """The prose verb frames of a folded claim (" … "), in order, less those that are no frame."""
+    for match in islice(_anchor_pattern(vocabulary).finditer(text), MAX_FRAMES):
+        if not _not_a_frame(text[: match.start()], match.group(0), text[match.end() :].strip()):
+            yield match
+
+
+# Words before a frame that name no subject of the claim's own: the team, the project, time.
+_NO_SUBJECT = frozenset("project app application system codebase repo repository currently also now still "
+                        "today everything everyone team".split())
+_CLAUSE_BREAK = lazyre.compile(r"[,;:(]|\s[-–—]\s")
+
+
+def frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
+    """The content words of the clause before the claim's verb frame ("The web app runs on Node
+    20": web, app): the subject the claim names of its own. Empty when the frame opens the
+    claim ("Uses Node 20"), or its subject is the team or the project ("We use …", "The project
+    runs on …"): then the claim is about its entity."""
+    return _frame_subject(body, vocabulary)
+
+
+@lru_cache(maxsize=65536)
+def _frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
+    text = " " + fold(body).strip().rstrip(".") + " "
+    match = next(_frames(text, vocabulary), None)
+    if match is None:
+        return frozenset()
+    before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
+    return frozenset(canonical_token(word, vocabulary) for word in folded_tokens(before)
+                     if word not in STOPWORDS and word not in _NO_SUBJECT
+                     and not word[0].isdigit())
 
 
 # Before "use": an article or a modal makes it a noun or an instruction, not a statement of state.

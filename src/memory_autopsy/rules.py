@@ -93,7 +93,10 @@ RULES: tuple[Rule, ...] = (
           """Two facts of one entity fill the same slot with different values and neither retracts
           the other. With an observation order the older fact is flagged. With no order (equal
           dates or an undated side) the conflict is confirmed only when both sides are explicit
-          slot = "value" records; then the first in file order is flagged.""",
+          slot = "value" records; then the first in file order is flagged. Two prose claims that
+          each name a subject of their own before the verb, sharing no word ("The API runs on
+          Node 18" / "The web app runs on Node 20" under one heading), are about two things:
+          no slot rule (this one, `likely_conflict`, a versioned `stale`) compares them.""",
           '- billing-store: uses PostgreSQL 14 (2026-01-05)\n- billing-store: uses MySQL 8 (2026-06-02)',
           'billing-store: tool = "PostgreSQL 14" ; valid_to=2026-06-02 -- 2026-01-05\n- billing-store: uses MySQL 8 (2026-06-02)'),
     _rule("likely_conflict", "2c", Severity.REVIEW, "Two prose claims probably disagree; nothing proves it.",

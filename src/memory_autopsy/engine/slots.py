@@ -11,12 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from memory_autopsy.claims import compare_values, is_versioned_slot, value_shape, version_key
+from memory_autopsy.claims import (
+    canonical_token,
+    compare_values,
+    frame_subject,
+    is_versioned_slot,
+    value_shape,
+    version_key,
+)
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import normalize_claim
+from memory_autopsy.normalize import normalize_claim, tokens
 
 ANCHOR_CUE = 0.6
 # What the judges call a finding of this layer, whatever its rule: one slot read with two values
@@ -63,8 +70,9 @@ def _group(ctx: Context, slot: str, facts: list[Fact]) -> Iterator[Finding]:
     distinct = list({normalize_claim(f.value): f for f in reversed(survivors)}.values())[::-1]
     older = [f for f in dated if _day(f) != top] if len(distinct) <= MAX_NEWEST_VALUES else []
     for fact in older:
-        verdicts = [(s, compare_values(fact.value, s.value, ctx.vocabulary)) for s in distinct]
-        if any(v in ("same", "refine") for _, v in verdicts):
+        verdicts = [(s, compare_values(fact.value, s.value, ctx.vocabulary)) for s in distinct
+                    if _one_subject(ctx, fact, s)]
+        if not verdicts or any(v in ("same", "refine") for _, v in verdicts):
             continue
         survivor, verdict = verdicts[0]
         if fact.kind != "state" or (fact.entry and fact.entry == survivor.entry):
@@ -93,6 +101,8 @@ def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) ->
 def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
     first = pool[0]
     for other in pool[1:]:
+        if not _one_subject(ctx, first, other):
+            continue
         verdict = compare_values(first.value, other.value, ctx.vocabulary)
         if verdict in ("same", "refine"):
             continue
@@ -121,6 +131,21 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
                 "alone, so nothing proves it)",
                 related=[other], layer="2c", confidence=ANCHOR_CUE, symmetric=True, extra={"how": SLOT},
             )
+
+
+def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
+    """Whether two claims of one slot may be about one thing: not when each names a subject of
+    its own besides its entity and the two share no word ("The API runs on Node 18" / "The web
+    app runs on Node 20" under one heading: two services, two values, no change)."""
+    own_a, own_b = _own_subject(ctx, a), _own_subject(ctx, b)
+    return not (own_a and own_b and own_a.isdisjoint(own_b))
+
+
+def _own_subject(ctx: Context, fact: Fact) -> frozenset[str]:
+    said = frame_subject(fact.body or fact.claim, ctx.vocabulary)
+    if not said:
+        return said
+    return said - {canonical_token(word, ctx.vocabulary) for word in tokens(fact.entity)}
 
 
 def _values(ctx: Context, a: Fact, b: Fact) -> tuple[str, str]:
