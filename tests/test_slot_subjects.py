@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import run_cli
 
 SUBJECTS = [("The API", "The web app"), ("The frontend", "The backend"), ("The worker", "The scheduler"),
-            ("The admin panel", "The storefront")]
+            ("The admin panel", "The storefront"), ("The web app", "The mobile app")]
 FRAMES = [("runs on", "Node 18", "Node 20"), ("uses", "Django 4.2", "Django 5.0"),
           ("is hosted on", "Heroku", "Fly.io"), ("is deployed to", "us-east-1", "eu-west-1"),
           ("is written in", "Python 3.11", "Python 3.12")]

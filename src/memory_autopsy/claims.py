@@ -323,6 +323,13 @@ def _frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
                      and not word[0].isdigit())
 
 
+def two_subjects(said: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two claims name two things of their own: each names a subject (its words), and
+    neither subject holds the other ("the web app" / "the mobile app", "Phase 1" / "Phase 2";
+    not "the API" / "the API service")."""
+    return bool(said) and bool(other) and not (said <= other or other <= said)
+
+
 # Before "use": an article or a modal makes it a noun or an instruction, not a statement of state.
 _NOT_BEFORE_USE = frozenset("the a an of to can could should will would must may might please always never".split())
 _NOT_A_VALUE = frozenset("of to it this that them these those its their which what how when if".split())

@@ -19,15 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_autopsy import lazyre
+from memory_autopsy.claims import two_subjects
 from memory_autopsy.cues import NUMBERS, quantities
 from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
+from memory_autopsy.normalize import STOPWORDS, tokens
 
 Key = tuple[str, ...]
 # "Frontend: 120 tests passing": opened by a letter, the label keeps its blanks (a blank run
 # before the colon, matched apart, would be rescanned once per label length).
 _SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
+_WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -58,6 +61,8 @@ def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dic
                 continue
         elif not _one_subject(ctx, key, fact, other, runs):
             continue
+        if not _said_of_one(fact.claim, number, other.claim, reference[1]):
+            continue
         flagged.add(fact.order)
         yield _finding(fact, other, key, number, reference[1])
 
@@ -74,6 +79,20 @@ def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int
         return True  # the label is the subject
     subjects = _SUBJECT.match(fact.claim), _SUBJECT.match(other.claim)
     return not (subjects[0] and subjects[1] and subjects[0][1].casefold() != subjects[1][1].casefold())
+
+
+def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool:
+    """Whether two statements of a quantity may be of one subject: not when each names one
+    before its number and neither holds the other ("Project is 90% complete" / "The auth module
+    is 100% complete"; "Phase 1: 100% complete" / "Phase 2: 30% complete")."""
+    return not two_subjects(_said_before(claim, number), _said_before(other, other_number))
+
+
+def _said_before(claim: str, number: int) -> frozenset[str]:
+    """The words a statement writes before its number, less the small ones."""
+    text = claim.replace(",", "")  # "1,800" as the reader counted it
+    at = next((m.start() for m in _WHOLE_NUMBER.finditer(text) if int(m.group()) == number), 0)
+    return frozenset(word for word in tokens(text[:at]) if word not in STOPWORDS)
 
 
 def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:

@@ -16,6 +16,7 @@ from memory_autopsy.claims import (
     compare_values,
     frame_subject,
     is_versioned_slot,
+    two_subjects,
     value_shape,
     version_key,
 )
@@ -137,8 +138,7 @@ def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
     """Whether two claims of one slot may be about one thing: not when each names a subject of
     its own besides its entity and the two share no word ("The API runs on Node 18" / "The web
     app runs on Node 20" under one heading: two services, two values, no change)."""
-    own_a, own_b = _own_subject(ctx, a), _own_subject(ctx, b)
-    return not (own_a and own_b and own_a.isdisjoint(own_b))
+    return not two_subjects(_own_subject(ctx, a), _own_subject(ctx, b))
 
 
 def _own_subject(ctx: Context, fact: Fact) -> frozenset[str]:

@@ -1,0 +1,45 @@
+"""One quantity, two subjects: statements of a count or a share that each name a subject of their
+own before the number, sharing no word ("The project is 90% complete" / "The auth module is
+100% complete"), or two numbered things ("Phase 1 …" / "Phase 2 …"), are two quantities, never
+a drift. The same subject, or none, stated with two numbers is still `numeric_drift`. Generated:
+subject pairs × quantities × (undated, dated), one memory bank per case, in one scan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+
+APART = [("The project", "The auth module"), ("Phase 1", "Phase 2"), ("The API", "The admin service"),
+         ("The web app", "The mobile app")]
+ONE = [("The project", "The project"), ("Currently", "Currently"), ("The auth module", "The auth module")]
+QUANTITIES = [("is {n}% complete", 90, 60), ("has {n} tests passing", 120, 145), ("has {n} open issues", 12, 5)]
+DATED = {False: ("", ""), True: ("## 2026-01-10\n\n", "Updated: 2026-03-02\n\n")}
+
+
+def cases() -> list[tuple[str, str, bool, bool]]:
+    """(older statement, newer statement, dated, whether they are one quantity)."""
+    return [(f"{a} {q.format(n=old)}", f"{b} {q.format(n=new)}", dated, one)
+            for one, subjects in ((False, APART), (True, ONE))
+            for a, b in subjects for q, old, new in QUANTITIES for dated in DATED]
+
+
+def test_two_subjects_are_two_quantities_and_one_subject_still_drifts(tmp_path: Path) -> None:
+    for n, (older, newer, dated, _) in enumerate(cases()):
+        bank = tmp_path / f"case_{n}" / "memory-bank"
+        bank.mkdir(parents=True)
+        first, second = DATED[dated]
+        (bank / "progress.md").write_text(f"# Progress\n\n{first}- {older}\n", encoding="utf-8")
+        (bank / "activeContext.md").write_text(f"# Active Context\n\n{second}- {newer}\n", encoding="utf-8")
+    code, out, err = run_cli("scan", ".", "--json", "--fail-on", "never", "--no-grounding", cwd=tmp_path)
+    assert code == 0, err
+    drifted = {f["path"].split("/")[0] for f in json.loads(out)["findings"] if f["rule"] == "numeric_drift"}
+    wrong = [f"{older!r} / {newer!r} ({'dated' if dated else 'undated'}): {'missed' if one else 'flagged'}"
+             for n, (older, newer, dated, one) in enumerate(cases()) if (f"case_{n}" in drifted) != one]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_the_cases_cover_both_sides() -> None:
+    found = cases()
+    assert sum(not c[3] for c in found) >= 24 and sum(c[3] for c in found) >= 18
