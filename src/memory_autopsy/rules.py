@@ -183,7 +183,10 @@ RULES: tuple[Rule, ...] = (
           stated with numbers that disagree within one memory store, in one file or across files.
           The older statement is flagged and the newer one named. An undated statement that
           differs from its store's newest is flagged as unordered: no date says which is current,
-          so it is for review. Items of one list and counts under two labels are two quantities.""",
+          so it is for review. Items of one list and counts under two labels are two quantities,
+          and so are statements that each name a subject before the number, neither holding the
+          other ("The project is 90% complete" / "The auth module is 100% complete", "Phase 1" /
+          "Phase 2").""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
           "- 2129 tests pass (2026-03-01)"),
     _rule("beyond_budget", "R", Severity.WARNING, "The fact sits past the load budget of its file.",

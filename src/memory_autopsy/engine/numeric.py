@@ -10,8 +10,9 @@ flagged and the newer named; two statements of one dated entry tell a story ("fr
 2129 tests") and are left alone. An undated statement that differs from its store's newest
 (or, none dated, from its first) is flagged naming it, as unordered: no date says which is
 current, and the judges weigh what that proves. Items of one list or table, or two labels
-of different subjects ("Frontend: 120 tests passing" / "Backend: 300 tests passing"), are
-separate quantities.
+of different subjects ("Frontend: 120 tests passing" / "Backend: 300 tests passing"), and
+two statements that each name a subject before the number, neither holding the other ("The
+project is 90% complete" / "The auth module is 100% complete"), are separate quantities.
 """
 
 from __future__ import annotations
