@@ -1,7 +1,7 @@
 """One quantity, two subjects: statements of a count or a share that each name a subject of their
-own before the number, sharing no word ("The project is 90% complete" / "The auth module is
-100% complete"), or two numbered things ("Phase 1 …" / "Phase 2 …"), are two quantities, never
-a drift. The same subject, or none, stated with two numbers is still `numeric_drift`. Generated:
+own before the number, neither holding the other ("The project is 90% complete" / "The auth
+module is 100% complete"), are two quantities, never a drift. The same subject, or none, stated
+with two numbers is still `numeric_drift`, whatever date or session opens the statement. Generated:
 subject pairs × quantities × (undated, dated), one memory bank per case, in one scan."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from pathlib import Path
 
 from conftest import run_cli
 
-APART = [("The project", "The auth module"), ("Phase 1", "Phase 2"), ("The API", "The admin service"),
+APART = [("The project", "The auth module"), ("The billing service", "The search service"), ("The API", "The admin service"),
          ("The web app", "The mobile app")]
-ONE = [("The project", "The project"), ("Currently", "Currently"), ("The auth module", "The auth module")]
+ONE = [("The project", "The project"), ("Currently", "Currently"), ("The auth module", "The auth module"),
+       ("On 2026-01-10 the project", "On 2026-03-02 the project"), ("As of session 4 it", "As of session 9 it")]
 QUANTITIES = [("is {n}% complete", 90, 60), ("has {n} tests passing", 120, 145), ("has {n} open issues", 12, 5)]
 DATED = {False: ("", ""), True: ("## 2026-01-10\n\n", "Updated: 2026-03-02\n\n")}
 

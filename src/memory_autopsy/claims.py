@@ -325,7 +325,7 @@ def _frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
 
 def two_subjects(said: frozenset[str], other: frozenset[str]) -> bool:
     """Whether two claims name two things of their own: each names a subject (its words), and
-    neither subject holds the other ("the web app" / "the mobile app", "Phase 1" / "Phase 2";
+    neither subject holds the other ("the web app" / "the mobile app", "the project" / "the auth module";
     not "the API" / "the API service")."""
     return bool(said) and bool(other) and not (said <= other or other <= said)
 

@@ -185,8 +185,8 @@ RULES: tuple[Rule, ...] = (
           differs from its store's newest is flagged as unordered: no date says which is current,
           so it is for review. Items of one list and counts under two labels are two quantities,
           and so are statements that each name a subject before the number, neither holding the
-          other ("The project is 90% complete" / "The auth module is 100% complete", "Phase 1" /
-          "Phase 2").""",
+          other ("The project is 90% complete" / "The auth module is 100% complete"); a date or a
+          session before the number names no subject.""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
           "- 2129 tests pass (2026-03-01)"),
     _rule("beyond_budget", "R", Severity.WARNING, "The fact sits past the load budget of its file.",

@@ -31,6 +31,10 @@ Key = tuple[str, ...]
 # "Frontend: 120 tests passing": opened by a letter, the label keeps its blanks (a blank run
 # before the colon, matched apart, would be rescanned once per label length).
 _SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
+# Words that say when a statement was made, not of what: "On 2026-03-02", "Session 9 (Mar 2):"
+_WHEN = frozenset("""session sprint day week month year iteration update entry today yesterday currently now
+as of jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august
+september october november december""".split())
 _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 
@@ -85,15 +89,17 @@ def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int
 def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool:
     """Whether two statements of a quantity may be of one subject: not when each names one
     before its number and neither holds the other ("Project is 90% complete" / "The auth module
-    is 100% complete"; "Phase 1: 100% complete" / "Phase 2: 30% complete")."""
+    is 100% complete"). Numbers and words of time are no subject ("Session 9 (Mar 2): …")."""
     return not two_subjects(_said_before(claim, number), _said_before(other, other_number))
 
 
 def _said_before(claim: str, number: int) -> frozenset[str]:
-    """The words a statement writes before its number, less the small ones."""
+    """The words a statement writes before its number, less the small ones, numbers and words
+    of time."""
     text = claim.replace(",", "")  # "1,800" as the reader counted it
     at = next((m.start() for m in _WHOLE_NUMBER.finditer(text) if int(m.group()) == number), 0)
-    return frozenset(word for word in tokens(text[:at]) if word not in STOPWORDS)
+    return frozenset(word for word in tokens(text[:at])
+                     if word not in STOPWORDS and word not in _WHEN and not word[0].isdigit())
 
 
 def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:

@@ -136,8 +136,8 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
 
 def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
     """Whether two claims of one slot may be about one thing: not when each names a subject of
-    its own besides its entity and the two share no word ("The API runs on Node 18" / "The web
-    app runs on Node 20" under one heading: two services, two values, no change)."""
+    its own besides its entity and neither holds the other ("The API runs on Node 18" / "The
+    web app runs on Node 20" under one heading: two services, two values, no change)."""
     return not two_subjects(_own_subject(ctx, a), _own_subject(ctx, b))
 
 
