@@ -143,7 +143,7 @@ def mentions(claim: str) -> list[tuple[str, bool]]:
 
 def _as_path(text: str, coded: bool) -> str:
     text = _LINE_SUFFIX.sub("", text.strip().strip("'\"()<>").rstrip(".,;:")).removeprefix("./")
-    if text.startswith("@") and "/" in text:  # "@src/x.py": a file attached by name (an import in CLAUDE.md)
+    if text.startswith("@") and "/" in text and text[1:2] != "@":  # "@src/x.py": a file attached by name (an import in CLAUDE.md)
         named = _as_path(text[1:], coded)
         return "@" + named if named and not named.endswith("/") else ""
     if not text or " " in text or "://" in text or text.startswith(("/", "~", "@", "-", "\\")):
