@@ -163,9 +163,11 @@ def _as_path(text: str, coded: bool) -> str:
     return ""
 
 
-def _from_file(path: str, near: str) -> str:
-    """A path as the repository lists it: one written "../…" is read from the memory file's
-    folder `near`, as a markdown link is; "" when that leads outside the repository."""
+def _from_file(written: str, near: str) -> str:
+    """A path as the repository lists it: "@src/x.py" names `src/x.py`, and one written "../…"
+    is read from the memory file's folder `near`, as a markdown link is; "" when that leads
+    outside the repository."""
+    path = written.removeprefix("@")
     if not path.startswith("../"):
         return path
     resolved = posixpath.normpath(posixpath.join(near, path)) + ("/" if path.endswith("/") else "")
@@ -193,7 +195,7 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
     for written_path, coded in named:
         if written_path.startswith("@") and relative.rpartition("/")[2].lower() in importers:
             continue  # an import the loader follows: the reachability layer's (`broken_link`)
-        path = _from_file(written_path.removeprefix("@"), near)
+        path = _from_file(written_path, near)
         if not path:
             continue  # "../../shared/SPEC.md": outside the repository
         if "/" not in path.rstrip("/") and not coded:
@@ -204,18 +206,18 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # the item is about a folder the repository lacks: its paths are in there
         if not done and _modal(written, written_path):
             continue  # "will add", "should go in": not there yet, or not said to be
-        if repo.holds(path, near) or any(matches(path, glob) for glob in exclude) or repo.ignored(path):
+        if repo.holds(path, near) or _left_alone(repo, path, exclude):
             continue
         if any(repo.holds(f"{base.rstrip('/')}/{path}", near) for base in bases):
             continue  # named from the folder its section or item is about
-        if path.split("/", 1)[0] in _GENERATED or repo.holds(path.replace("init.", "__init__."), near):
-            continue  # generated output; `__init__.py` whose underscores the reader took for emphasis
+        if repo.holds(path.replace("init.", "__init__."), near):
+            continue  # `__init__.py` whose underscores the reader took for emphasis
         elsewhere, moved = _where_else(repo, path)
         if pending:
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, written_path)):
                 yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, written_path)
             continue
-        if "/" not in path and not elsewhere and not _leads(claim, path) and not _reports_work(fact):
+        if "/" not in path and not elsewhere and not _leads(claim, path) and not done:
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
         yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, written_path)
 
@@ -311,10 +313,8 @@ def _headings(by_file: dict[str, list[Fact]], repo: Repository, exclude: tuple[s
             if owner is None or owner.status in PENDING:
                 continue  # a section with no claim of its own claims nothing
             for written, _ in mentions(lines[block.line - 1]):
-                named = _from_file(written.removeprefix("@"), near)
-                if "/" not in named.rstrip("/") or named.split("/", 1)[0] in _GENERATED:
-                    continue
-                if repo.holds(named, near) or repo.ignored(named) or any(matches(named, glob) for glob in exclude):
+                named = _from_file(written, near)
+                if "/" not in named.rstrip("/") or repo.holds(named, near) or _left_alone(repo, named, exclude):
                     continue
                 elsewhere, moved = _where_else(repo, named)
                 yield _missing(owner, repo, named, elsewhere, moved=moved)._replace(line=block.line)
@@ -351,8 +351,14 @@ def _tree(block: list[str], repo: Repository, near: str, exclude: tuple[str, ...
     if not any(repo.has(path, near) for _, path in named if path.rstrip("/").count("/") == base.count("/")):
         return  # no item it draws at its top is where it says: the tree of another folder
     for at, path in missing:
-        if not (any(matches(path, glob) for glob in exclude) or repo.ignored(path) or path.split("/", 1)[0] in _GENERATED):
+        if not _left_alone(repo, path, exclude):
             yield at, path
+
+
+def _left_alone(repo: Repository, path: str, exclude: tuple[str, ...]) -> bool:
+    """A path the layer does not look for: one the rule file excludes, git ignores, or a build
+    writes (under a generated folder)."""
+    return any(matches(path, glob) for glob in exclude) or repo.ignored(path) or path.split("/", 1)[0] in _GENERATED
 
 
 def _where_else(repo: Repository, path: str) -> tuple[list[str], bool]:
