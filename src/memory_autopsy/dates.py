@@ -46,6 +46,10 @@ _ISO = lazyre.compile(
 _MDY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})", re.I)
 _DMY = lazyre.compile(rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})", re.I)
 _MY = lazyre.compile(rf"(?P<mon>{_MONTH})\.?\s+(?P<y>\d{{4}})", re.I)
+# All digits, the year last: "22.03.2026" is day first, as every locale that writes dots does;
+# "03/22/2026" and "22-03-2026" are read only where a number above 12 says which is the day.
+_DOTTED = lazyre.compile(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
+_SLASHED = lazyre.compile(r"(?P<a>\d{1,2})(?P<sep>[/-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})")
 
 
 
@@ -55,6 +59,8 @@ def _date_pattern(month: str) -> str:
         rf"(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?"
         rf"|(?:{month})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
         rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{month})\.?,?\s+\d{{4}}"
+        # all digits: never a version's ("v1.10.2026", "12.7.2026.1")
+        rf"|(?<![vV])(?:\d{{1,2}}\.\d{{1,2}}\.|\d{{1,2}}/\d{{1,2}}/|\d{{1,2}}-\d{{1,2}}-)\d{{4}}(?!\.\d)"
     )
 
 
@@ -162,7 +168,24 @@ def _parse_text(text: str) -> str | None:
     match = _MY.fullmatch(text)
     if match:
         return _build(int(match["y"]), _MONTHS[match["mon"].lower()], None)
-    return _cjk(text)
+    return _cjk(text) or _day_first_or_not(text)
+
+
+def _day_first_or_not(text: str) -> str | None:
+    """"22.03.2026" -> 2026-03-22; "03/22/2026" and "22/03/2026" -> 2026-03-22; "03/04/2026",
+    which a reader in one country takes for March and in another for April, -> None."""
+    match = _DOTTED.fullmatch(text)
+    if match:
+        return _build(int(match["y"]), int(match["m"]), int(match["d"]))
+    match = _SLASHED.fullmatch(text)
+    if match is None:
+        return None
+    first, second = int(match["a"]), int(match["b"])
+    if first > 12 >= second:
+        return _build(int(match["y"]), second, first)
+    if second > 12 >= first:
+        return _build(int(match["y"]), first, second)
+    return None
 
 
 def _iso_from_match(match: re.Match[str]) -> str | None:

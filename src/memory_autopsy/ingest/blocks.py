@@ -285,6 +285,8 @@ def _sentences(para: list[tuple[int, str]], rules: tuple[str, ...]) -> Iterator[
 
 
 _ABBREVIATIONS = frozenset("e.g. i.e. etc. vs. approx. incl. e.g., i.e., cf. no. nr. fig. mr. mrs. dr. st. v.".split())
+# A month's short name ends no sentence before its day ("Last updated: Mar. 22, 2026").
+_MONTH_ABBREVIATIONS = frozenset("jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. nov. dec.".split())
 
 
 def _cuts(joined: str) -> list[int]:
@@ -299,6 +301,9 @@ def _cuts(joined: str) -> list[int]:
         if bisect_left(ticks, match.start()) % 2:
             continue
         before = joined[max(0, match.start() - 8) : match.start()].rsplit(" ", 1)[-1].casefold()
-        if before not in _ABBREVIATIONS:
-            cuts.append(match.end())
+        if before in _ABBREVIATIONS:
+            continue
+        if before in _MONTH_ABBREVIATIONS and joined[match.end() : match.end() + 1].isdigit():
+            continue
+        cuts.append(match.end())
     return cuts + [len(joined)]

@@ -258,10 +258,11 @@ def heading_parts(title: str, lexicon: Lexicon) -> tuple[str, str | None, str, b
     name, notes = read_prose(text)
     date = notes.observed_at or ""
     leading = bool(date) and not text.lstrip(" [(").startswith(name[:8])
+    written = name  # the date is looked for before the noise goes: "2026年3月22日" opens with digits
     name = _NUMBERING.sub("", _HEADING_NOISE.sub("", name)).strip(" :-–—.")
     if not date:
-        found = find_dates(name)
-        date = found[0] if found else find_month(name) or ""
+        found = find_dates(written)
+        date = found[0] if found else find_month(written) or ""
         leading = bool(date)
     kind = section_kind(name, lexicon)
     return name, kind, date, kind is None and bool(name) and not leading
@@ -310,7 +311,8 @@ def date_label(text: str, lexicon: Lexicon) -> str | None:
     if match is None or match.group(1).strip().casefold() not in lexicon.date_labels:
         return None
     value = match.group(2).strip().strip("*_ ")
-    return parse_date(value) or parse_date(value.split(" (")[0]) or parse_date(value[:10])
+    found = find_dates(value)  # "Sunday, March 22, 2026", "2026-03-22 (after the release)"
+    return parse_date(value) or (found[0] if found else find_month(value))
 
 
 def label_prefix(text: str) -> tuple[str, str] | None:
