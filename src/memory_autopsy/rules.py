@@ -171,7 +171,9 @@ RULES: tuple[Rule, ...] = (
           blocked in another (a checkbox, a status marker, a Next Steps section, a table's status
           column). A task may be named by its verb or its noun ("migrate the billing tables",
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
-          (partial)") is no evidence it is done. Newer evidence wins: the older side is flagged;
+          (partial)") is no evidence it is done. A numbered unit of work inside a run of them is one
+          task ("Phases 3-6 planned" against "## Phase 4 ✅ COMPLETE"; "Phases 0-12 complete
+          (Phase 11 deferred)" says nothing done of Phase 11). Newer evidence wins: the older side is flagged;
           with no observation order the pending side is. The fix plan keeps the done copy of a
           checkbox pair.""",
           "## Next Steps\n- add retry to the sync job\n\n## Completed\n- [x] add retry to the sync job",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context, observed_order
@@ -45,12 +46,15 @@ def find(ctx: Context) -> Iterator[Finding]:
     if not done:
         return
     index = _Index(ctx, done)
+    flagged: set[int] = set()
     for fact in claims:
         if fact.status not in PENDING:
             continue
         match = index.best(fact)
         if match is not None:
+            flagged.add(fact.order)
             yield _finding(fact, *match)
+    yield from _ranges(ctx, claims, flagged)
 
 
 def _done(fact: Fact) -> bool:
@@ -142,6 +146,130 @@ class _Index:
             if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]):
                 found.append(self.done[i])
         return _newest(found) if found else None
+
+
+class _Span(NamedTuple):
+    """Units of work a claim gives one status: ("phase", 3, 6, "pending") for "Phases 3-6
+    planned"; one unit is a span of one."""
+
+    fact: Fact
+    kind: str
+    low: int
+    high: int
+    status: str  # "done", or one of PENDING
+
+
+MAX_SPAN = 50  # "Phases 3-6": a longer run of numbers is no run of units ("Steps 1-2000")
+
+
+def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator[Finding]:
+    """Units of work told as a run ("Phases 0-2 complete, Phases 3-6 planned", "Phase 3 to
+    Phase 6 not started") against one unit or another run of them with the other status
+    ("## Phase 4 ✅ COMPLETE", "| Phase 4 | 100% |"): the unit inside the run is one task,
+    done in one place and still pending in another. Each run takes the status written after
+    it, up to the next run or clause; a claim with one run and none written takes its own."""
+    lexicon = ctx.lexicon
+    runs = [span for fact in claims for span in _spans(fact, lexicon)]
+    if not any(span.high > span.low for span in runs):
+        return
+    by_kind: dict[str, list[_Span]] = {}
+    for span in runs:
+        by_kind.setdefault(span.kind, []).append(span)
+    for spans in by_kind.values():
+        done = [s for s in spans if s.status == "done"]
+        told: dict[int, list[_Span]] = {}  # per claim, its runs: "Phases 0-12 complete (Phase 11 deferred)"
+        for span in spans:
+            told.setdefault(span.fact.order, []).append(span)
+        for task in (s for s in spans if s.status in PENDING and s.fact.order not in flagged):
+            found = [s for s in done if s.fact is not task.fact and (s.high > s.low or task.high > task.low)
+                     and _disputed(task, s, told) and ctx.together(task.fact, s.fact)]
+            if found:
+                evidence = max(found, key=lambda s: _age(s.fact))
+                flagged.add(task.fact.order)
+                yield _finding(task.fact, evidence.fact, "range", pending=task.status)
+
+
+def _disputed(task: _Span, done: _Span, told: dict[int, list[_Span]]) -> bool:
+    """Whether a unit of both runs is pending in one and done in the other, past the units
+    either claim tells apart itself ("Phases 0-12 complete (Phase 11 deferred)" says nothing
+    done of Phase 11)."""
+    units = set(range(max(task.low, done.low), min(task.high, done.high) + 1))
+    for span in (*told[task.fact.order], *told[done.fact.order]):
+        if span is not task and span is not done and (span.high - span.low) < max(task.high - task.low, done.high - done.low):
+            units -= set(range(span.low, span.high + 1))
+    return bool(units)
+
+
+def _spans(fact: Fact, lexicon: Lexicon) -> list[_Span]:
+    claim = fact.claim
+    if not any(ch.isdigit() for ch in claim):
+        return []
+    found, leads, since = [], [], _subject_start(claim)
+    for match in _span_pattern(lexicon).finditer(claim):
+        lead = _lead(claim[since : match.start()], lexicon)
+        since = match.end()
+        if lead is not None:
+            found.append(match)
+            leads.append(lead)
+    spans: list[_Span] = []
+    following = ""  # the status of the next run: "Phases 0-1 and 2-4 complete" gives both
+    for at in range(len(found) - 1, -1, -1):
+        match = found[at]
+        after = claim[match.end() : found[at + 1].start() if at + 1 < len(found) else len(claim)]
+        joined = _WORD.findall(after.casefold()) in (["and"], [])
+        status = _written_status(after, lexicon) or (following if joined and at + 1 < len(found) else "")
+        status = status or leads[at] or (fact.status if len(found) == 1 else "")
+        following = status
+        low, high = int(match.group(2)), int(match.group(4) or match.group(2))
+        if status and low <= high <= low + MAX_SPAN:
+            word = match.group(1).casefold()
+            kind = "iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word
+            spans.append(_Span(fact, kind, low, high, status))
+    return spans
+
+
+def _lead(before: str, lexicon: Lexicon) -> str | None:
+    """What stands before a run of units in its clause (since the claim's start or the last
+    run): "" for nothing ("…, Phases 3-6 planned"), the status a status word gives ("Completed
+    Phases 0-2" -> done), None for other words ("Integration tests for Phase 3": a unit named
+    later is not the subject)."""
+    label, colon, rest = _CLAUSE_END.split(before)[-1].casefold().rpartition(":")
+    words = " ".join(_WORD.findall(rest))
+    if colon and not words:  # "Status: Phases 3-6 planned", "Planned: Phases 3-6"
+        return lexicon.status_words.get(" ".join(_WORD.findall(label)), "")
+    if not words or words in ("and", "all", "the"):
+        return ""
+    status = lexicon.status_words.get(words)
+    if status == "done" and not (words.endswith("ed") or words == "done"):
+        return ""  # "Complete Phase 4 by May": an order, not a report
+    return status
+
+
+_CLAUSE_END = lazyre.compile(r"[,;]|\.(?:\s|$)")
+_WORD = lazyre.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _written_status(text: str, lexicon: Lexicon) -> str:
+    """The status a run's own clause gives it ("complete", "planned", "not started")."""
+    text = _CLAUSE_END.split(text, maxsplit=1)[0].casefold()
+    words = _WORD.findall(text)[:6]
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            status = lexicon.status_words.get(" ".join(words[i : i + n]))
+            if status:
+                return status
+    return ""
+
+
+@lru_cache(maxsize=8)
+def _span_pattern(lexicon: Lexicon) -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    number = r"#?(\d{1,4})(?![.\d])"
+    return re.compile(
+        rf"\b({words})(?:s|es)?[ \t]*{number}"
+        rf"(?:[ \t]*(?:[-–—]|\bto\b|\bthrough\b|\bthru\b)[ \t]*(?:({words})(?:s|es)?[ \t]*)?#?(\d{{1,4}})(?![.\d]))?",
+        re.I,
+    )
 
 
 def _newest(facts: list[Fact]) -> Fact:
@@ -312,13 +440,15 @@ def _work_phrases(lexicon: Lexicon) -> frozenset[tuple[str, str]]:
     return frozenset((w.split()[0], w.split()[1]) for w in lexicon.work_verbs if len(w.split()) == 2)
 
 
-def _finding(task: Fact, evidence: Fact, how: str) -> Finding:
+def _finding(task: Fact, evidence: Fact, how: str, pending: str = "") -> Finding:
+    """`pending`: the task's status where the claim gives it to one run of units, not itself."""
     order = observed_order(task, evidence)
     flagged, other = (evidence, task) if order == 1 else (task, evidence)
-    state = "done" if flagged is evidence else flagged.status.replace("_", " ")
+    pending = (pending or task.status).replace("_", " ")
+    state = "done" if flagged is evidence else pending
     when = {1: "newer", -1: "older", None: "unordered"}[observed_order(other, flagged)]
     message = (
-        f"{state} here, but {'still ' + task.status.replace('_', ' ') if flagged is evidence else 'done'} "
+        f"{state} here, but {'still ' + pending if flagged is evidence else 'done'} "
         f"at {other.where} ({when} evidence {quote(other.claim)!r})"
     )
     return fact_finding("status_conflict", flagged, message, related=[other],
