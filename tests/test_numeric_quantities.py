@@ -101,3 +101,23 @@ def test_a_dated_log_compares_within_its_own_store(tmp_path: Path) -> None:
     (found,) = drift(tmp_path)
     assert found["path"].endswith("a/memory-bank/progress.md") and found["line"] == 4
     assert found["related"][0]["line"] == 7
+
+
+# An event that reports a count beside its change, in a clause of its own: the count is a state.
+EVENTS = ["Added the exporter", "Fixed 5 failing tests", "Merged the auth refactor", "Shipped v2"]
+TOLD = ["; {b} tests passing", ", all {b} tests pass", " — {b} tests pass", "; Tests: {b} passing"]
+
+
+@pytest.mark.parametrize(("event", "told"), list(product(EVENTS, TOLD)))
+def test_an_event_reports_a_count_in_a_clause_of_its_own(tmp_path: Path, event: str, told: str) -> None:
+    write(tmp_path / "memory-bank" / "progress.md",
+          f"# Progress\n\n## 2026-01-02\n- All 1800 tests pass\n\n## 2026-03-04\n- {event}{told.format(b='2129')}\n")
+    (found,) = drift(tmp_path)
+    assert found["line"] == 4 and "1800" in found["message"] and "2129" in found["message"]
+
+
+@pytest.mark.parametrize("event", ["Fixed 5 failing tests", "Added 25 passing tests", "Removed 40 failing tests, as agreed"])
+def test_an_event_that_counts_its_change_states_no_total(tmp_path: Path, event: str) -> None:
+    write(tmp_path / "memory-bank" / "progress.md",
+          f"# Progress\n\n## 2026-01-02\n- 3 failing tests, 1800 passing tests\n\n## 2026-03-04\n- {event}\n")
+    assert drift(tmp_path) == []

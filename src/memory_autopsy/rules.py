@@ -188,7 +188,9 @@ RULES: tuple[Rule, ...] = (
           so it is for review. Items of one list and counts under two labels are two quantities,
           and so are statements that each name a subject before the number, neither holding the
           other ("The project is 90% complete" / "The auth module is 100% complete"); a date or a
-          session before the number names no subject.""",
+          session before the number names no subject. A count an event makes is its change
+          ("Fixed 5 failing tests"), a count it tells in a clause of its own is a state
+          ("Added the exporter; 145 tests passing").""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
           "- 2129 tests pass (2026-03-01)"),
     _rule("beyond_budget", "R", Severity.WARNING, "The fact sits past the load budget of its file.",

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from memory_autopsy import lazyre
 from memory_autopsy.claims import two_subjects
-from memory_autopsy.cues import NUMBERS, quantities
+from memory_autopsy.cues import NUMBERS, quantities, told_after
 from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Finding
@@ -41,15 +41,23 @@ _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 def find(ctx: Context) -> Iterator[Finding]:
     groups: dict[tuple[str, Key], list[tuple[Fact, int]]] = {}
     for fact in ctx.cued(NUMBERS):
+        reported = _reported(fact.claim) if fact.kind == "event" else ()
         for key, number in quantities(fact.claim):
             if key[0] != "label" and fact.kind == "guideline":
                 continue  # "Ensure all 200 tests pass": a rule; "Test count: 200" is a value whatever its lead
-            if key[0] == "count" and fact.kind == "event":
+            if key[0] == "count" and fact.kind == "event" and (key, number) not in reported:
                 continue  # "Fixed 5 failing tests" counts a change, not the total
             groups.setdefault((ctx.store_key(fact), key), []).append((fact, number))
     runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for (_, key), statements in groups.items():
         yield from _drift(ctx, key, statements, runs)
+
+
+def _reported(claim: str) -> tuple[tuple[Key, int], ...]:
+    """The counts an event reports in a clause after its own ("Added the exporter; 145 tests
+    passing", "Fixed 5 failing tests, all 145 tests pass"): a state told beside the change."""
+    tail = told_after(claim)
+    return quantities(tail) if tail else ()
 
 
 def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dict[int, int]) -> Iterator[Finding]:
