@@ -287,7 +287,40 @@ def _anchor_slot(body: str, vocabulary: Vocabulary) -> tuple[str, str, str] | No
         value = _VALUE_END.split(" " + rest, maxsplit=1)[0].strip()
         if value:
             return slot, _original_case(body, value), qualifier
+    pinned = _pinned(text)
+    if pinned is not None:
+        value, qualifier = pinned
+        return "anchor:uses", _original_case(body, value), qualifier
     return None
+
+
+# A versioned thing where no verb frame is written, typed: the value is a name and its version.
+# "The cache runs Redis 6" (a name after "runs"), "Node version 18", "Node version: 20",
+# "pydantic v1 for the models" (a name, the word "version" or a "v", and the version open the
+# claim; what follows is nothing, a qualifier or a clause of its own, never a verb:
+# "Spec v1 describes the sync" names a document, not a dependency in use).
+_NAME = r"[a-z][\w.+#-]{0,40}"
+_RUNS = lazyre.compile(rf" runs (?P<name>{_NAME}) v?(?P<version>\d+(?:\.\d+){{0,3}})(?= |$)")
+_PIN_OPENING = lazyre.compile(
+    rf"^ (?P<name>{_NAME}) (?:version:? |ver\. |v)(?P<version>\d+(?:\.\d+){{0,3}})(?P<rest> .*|)$")
+_PIN_REST = lazyre.compile(r"^ *(?:$|(?:for|as|in|on) (?P<q>.+)|[,;(-])")
+
+
+def _pinned(text: str) -> tuple[str, str] | None:
+    """(value, qualifier) of a name pinned to a version with no verb frame, or None."""
+    units = default_lexicon().unit_words  # "runs step 3": a unit of work, not a thing in use
+    runs = _RUNS.search(text)
+    if runs is not None and runs["name"] not in STOPWORDS and runs["name"] not in units:
+        after = _PIN_REST.match(text[runs.end():])  # "runs every 5 minutes" is a schedule
+        if after is not None:
+            return f"{runs['name']} {runs['version']}", normalize_claim(after["q"]) if after["q"] else ""
+    opening = _PIN_OPENING.match(text)
+    if opening is None or opening["name"] in STOPWORDS or opening["name"] in units:
+        return None
+    rest = _PIN_REST.match(opening["rest"])
+    if rest is None:
+        return None  # "Spec v1 describes the sync": the name is the subject of another verb
+    return f"{opening['name']} {opening['version']}", normalize_claim(rest["q"]) if rest["q"] else ""
 
 
 def _frames(text: str, vocabulary: Vocabulary) -> Iterator[re.Match[str]]:
@@ -314,7 +347,7 @@ def frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def _frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
     text = " " + fold(body).strip().rstrip(".") + " "
-    match = next(_frames(text, vocabulary), None)
+    match = next(_frames(text, vocabulary), None) or _RUNS.search(text)  # "The cache runs Redis 6"
     if match is None:
         return frozenset()
     before = _CLAUSE_BREAK.split(text[: match.start()])[-1]

@@ -109,8 +109,9 @@ RULES: tuple[Rule, ...] = (
           'billing: tool = "MySQL" -- 2026-06-02 (source: infra-doc)'),
     _rule("stale", "2b", Severity.WARNING, "A value the store has since superseded or withdrawn.",
           """A versioned slot (version, release, deadline, role, status, ...) or a bare version bump
-          of the same thing ("redis 6" then "redis 7") was updated by a later observation. The older
-          fact is flagged. With no observation order, the lower version is flagged. Also stale: an
+          of the same thing ("redis 6" then "redis 7") was updated by a later observation, whether
+          a verb frame says it ("We use Django 4.2") or the name and its version alone ("The cache
+          runs Redis 6", "Node version 18", "pydantic v1 for the models"). The older fact is flagged. With no observation order, the lower version is flagged. Also stale: an
           install line pinned to a release (`npx think-tank@2.0.7`) when a later line says the
           project is currently at a higher version; a line that gives the project's current
           version ("Current Version: 1.0.0") when its store records a later release (a changelog
