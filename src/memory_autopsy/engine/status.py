@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
@@ -43,18 +44,17 @@ def find(ctx: Context) -> Iterator[Finding]:
     # is a side like any item: done evidence, or a task still pending.
     claims = [*ctx.active, *ctx.headings] if ctx.headings else ctx.active
     done = [f for f in claims if _done(f)]  # done evidence
-    if not done:
-        return
-    index = _Index(ctx, done)
     flagged: set[int] = set()
-    for fact in claims:
-        if fact.status not in PENDING:
-            continue
-        match = index.best(fact)
-        if match is not None:
-            flagged.add(fact.order)
-            yield _finding(fact, *match)
-    yield from _ranges(ctx, claims, flagged)
+    if done:
+        index = _Index(ctx, done)
+        for fact in claims:
+            if fact.status not in PENDING:
+                continue
+            match = index.best(fact)
+            if match is not None:
+                flagged.add(fact.order)
+                yield _finding(fact, *match)
+    yield from _ranges(ctx, claims, flagged)  # a run's status is its clause's, not its claim's
 
 
 def _done(fact: Fact) -> bool:
@@ -160,6 +160,8 @@ class _Span(NamedTuple):
 
 
 MAX_SPAN = 50  # "Phases 3-6": a longer run of numbers is no run of units ("Steps 1-2000")
+RANGE_CANDIDATES = 16  # done runs tried per unit (linear in the claims)
+MAX_RUNS = 8  # runs one claim gives statuses to
 
 
 def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator[Finding]:
@@ -176,15 +178,29 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
     for span in runs:
         by_kind.setdefault(span.kind, []).append(span)
     for spans in by_kind.values():
-        done = [s for s in spans if s.status == "done"]
         told: dict[int, list[_Span]] = {}  # per claim, its runs: "Phases 0-12 complete (Phase 11 deferred)"
+        done: dict[int, list[_Span]] = {}  # per unit, the runs that say it done, newest first
         for span in spans:
             told.setdefault(span.fact.order, []).append(span)
+            if span.status == "done":
+                for unit in range(span.low, span.high + 1):
+                    done.setdefault(unit, []).append(span)
+        for bucket in done.values():
+            bucket.sort(key=lambda s: _age(s.fact), reverse=True)
+            del bucket[RANGE_CANDIDATES:]  # a unit said done a thousand times: its newest decide
         for task in (s for s in spans if s.status in PENDING and s.fact.order not in flagged):
-            found = [s for s in done if s.fact is not task.fact and (s.high > s.low or task.high > task.low)
-                     and _disputed(task, s, told) and ctx.together(task.fact, s.fact)]
-            if found:
-                evidence = max(found, key=lambda s: _age(s.fact))
+            tried: dict[int, _Span] = {}
+            visited = 0
+            for unit in range(task.low, task.high + 1):
+                bucket = done.get(unit, [])
+                tried.update((id(s), s) for s in bucket)
+                visited += len(bucket)
+                if visited >= RANGE_CANDIDATES * 4:
+                    break  # enough runs to find the newest of a busy store
+            evidence = next((s for s in sorted(tried.values(), key=lambda s: _age(s.fact), reverse=True)
+                             if s.fact is not task.fact and (s.high > s.low or task.high > task.low)
+                             and ctx.together(task.fact, s.fact) and _disputed(task, s, told)), None)
+            if evidence is not None:  # the newest done run of the task's units
                 flagged.add(task.fact.order)
                 yield _finding(task.fact, evidence.fact, "range", pending=task.status)
 
@@ -193,6 +209,8 @@ def _disputed(task: _Span, done: _Span, told: dict[int, list[_Span]]) -> bool:
     """Whether a unit of both runs is pending in one and done in the other, past the units
     either claim tells apart itself ("Phases 0-12 complete (Phase 11 deferred)" says nothing
     done of Phase 11)."""
+    if len(told[task.fact.order]) == 1 and len(told[done.fact.order]) == 1:
+        return True  # no claim tells any unit apart: the runs overlap, as the index found them
     units = set(range(max(task.low, done.low), min(task.high, done.high) + 1))
     for span in (*told[task.fact.order], *told[done.fact.order]):
         if span is not task and span is not done and (span.high - span.low) < max(task.high - task.low, done.high - done.low):
@@ -205,22 +223,28 @@ def _spans(fact: Fact, lexicon: Lexicon) -> list[_Span]:
     if not any(ch.isdigit() for ch in claim):
         return []
     found, leads, since = [], [], _subject_start(claim)
-    for match in _span_pattern(lexicon).finditer(claim):
+    for match in islice(_span_pattern(lexicon).finditer(claim), MAX_RUNS + 1):
         lead = _lead(claim[since : match.start()], lexicon)
         since = match.end()
         if lead is not None:
             found.append(match)
             leads.append(lead)
+    if len(found) > MAX_RUNS:
+        return []  # a listing of units, not a claim about them
     spans: list[_Span] = []
     following = ""  # the status of the next run: "Phases 0-1 and 2-4 complete" gives both
     for at in range(len(found) - 1, -1, -1):
         match = found[at]
         after = claim[match.end() : found[at + 1].start() if at + 1 < len(found) else len(claim)]
         joined = _WORD.findall(after.casefold()) in (["and"], [])
-        status = _written_status(after, lexicon) or (following if joined and at + 1 < len(found) else "")
+        low, high = int(match.group(2)), int(match.group(4) or match.group(2))
+        written = _written_status(after, lexicon)
+        if high > low and not written and not joined and after[:1] == " " and after[1:2].isalnum():
+            following = ""
+            continue  # "Phase 2-3 migration": a thing between two units, neither of them
+        status = written or (following if joined and at + 1 < len(found) else "")
         status = status or leads[at] or (fact.status if len(found) == 1 else "")
         following = status
-        low, high = int(match.group(2)), int(match.group(4) or match.group(2))
         if status and low <= high <= low + MAX_SPAN:
             word = match.group(1).casefold()
             kind = "iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word
