@@ -121,7 +121,7 @@ MONTH_CASES = [
 def test_the_month_names_grouped_by_letter_read_each_date_the_flat_alternation_read() -> None:
     from memory_autopsy import dates
 
-    grouped = dates._by_first_letter(list(dates._MONTHS))
+    grouped = dates.by_first_letter(list(dates._MONTHS))
     fast = dates._PROSE_DATE
     assert grouped in fast.pattern and dates._MONTH not in fast.pattern
     slow = re.compile(fast.pattern.replace(grouped, dates._MONTH), fast.flags)
