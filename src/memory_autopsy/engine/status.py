@@ -249,9 +249,7 @@ def _spans(fact: Fact, lexicon: Lexicon) -> list[_Span]:
         status = status or leads[at] or (fact.status if len(found) == 1 else "")
         following = status
         if status and low <= high <= low + MAX_SPAN:
-            word = match.group(1).casefold()
-            kind = "iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word
-            spans.append(_Span(fact, kind, low, high, status))
+            spans.append(_Span(fact, _unit_kind(match.group(1)), low, high, status))
     return spans
 
 
@@ -432,8 +430,13 @@ def unit_of(claim: str, lexicon: Lexicon) -> tuple[str, str] | None:
     unit = _unit_pattern(lexicon).match(claim, at)
     if unit is None or claim[unit.end():unit.end() + 40].lstrip(" \t").startswith(_ONWARD):
         return None  # "Phase 3 → Phase 4 workflow" is the step between two units, neither
-    word = unit.group(1).casefold()
-    return ("iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word), unit.group(2).lstrip("0") or "0"
+    return _unit_kind(unit.group(1)), unit.group(2).lstrip("0") or "0"
+
+
+def _unit_kind(written: str) -> str:
+    """A unit word in one form: "Phases" and "phase" are one kind, "iter" is "iteration"."""
+    word = written.casefold()
+    return "iteration" if word == "iter" else word.rstrip("s") if word.isascii() else word
 
 
 def _only_units(words: frozenset[str], lexicon: Lexicon) -> bool:

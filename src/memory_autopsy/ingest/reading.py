@@ -311,8 +311,11 @@ def date_label(text: str, lexicon: Lexicon) -> str | None:
     if match is None or match.group(1).strip().casefold() not in lexicon.date_labels:
         return None
     value = match.group(2).strip().strip("*_ ")
+    parsed = parse_date(value)
+    if parsed:
+        return parsed
     found = find_dates(value)  # "Sunday, March 22, 2026", "2026-03-22 (after the release)"
-    return parse_date(value) or (found[0] if found else find_month(value))
+    return found[0] if found else find_month(value)
 
 
 def label_prefix(text: str) -> tuple[str, str] | None:
