@@ -23,7 +23,11 @@ _FENCE = lazyre.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CODE_TAG = lazyre.compile(r"^[ \t]*<(pre|code-snippet)(?=[\s>])", re.I)
 # Separators own the blanks after them, so no two `[ \t]*` meet around an optional pipe.
 _TABLE_RULE = lazyre.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
-_SENTENCE_END = lazyre.compile(r"(?<=[.!?])[ \t]+(?=[\"'`*\[(A-Z0-9])|(?<=[。！？])")
+# A stop may be followed by what closes around it: "**Never push there.** The …", "_Always
+# commit._ _Directive: …_", "(see below.) EffectComposer …", "not \"roles.\" All …".
+_SENTENCE_END = lazyre.compile(
+    r"(?<=[.!?])(?:[_*)\]\"'”’]{1,3}(?=[ \t]))?[ \t]+(?=[\"'`*_\[(A-Z0-9])|(?<=[。！？])"
+)
 # A line that stands alone even inside a paragraph: a record (`x: slot = "v"`, the slot maybe
 # namespaced: `x: env:KEY = "v"`), a stamped entry or a line opened by a status mark ("✅ Complete
 # agent pipeline", a list without bullets).
