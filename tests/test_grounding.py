@@ -416,3 +416,33 @@ def test_a_bare_name_in_a_sentence_is_no_claim_unless_work_made_it(tmp_path: Pat
 ])
 def test_a_heading_of_an_example_a_plan_or_a_removal_is_no_claim(tmp_path: Path, memory: str) -> None:
     assert grounded(repository(tmp_path, memory)) == []
+
+
+NEIGHBOURS = {  # a sentence that names no path as there, beside two that do
+    "removal": "Deleted `src/old/cache.ts` in the cleanup.",
+    "plan": "Next we will add `src/old/cache.ts` for the cache.",
+    "example": "Each job gets its own file (e.g. `src/old/cache.ts`).",
+    "move away": "Moved the cache out of `src/old/cache.ts`.",
+}
+LAYOUTS = {
+    "one line": "{a} {n} {b}\n",
+    "bold lead": "**Iter 2 DONE.** {a} {n} {b}\n",
+    "bullet": "- {a} {n} {b}\n",
+    "wrapped": "{a}\n{n}\n{b}\n",
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("neighbour", NEIGHBOURS)
+def test_each_sentence_of_a_line_names_its_own_paths(tmp_path: Path, neighbour: str, layout: str) -> None:
+    """A line of several sentences is several claims: each path is reported once, for the sentence
+    that names it, and a path its own sentence removes, plans or gives as an example stays silent
+    (before, every sentence of the line read the whole line)."""
+    text = LAYOUTS[layout].format(a="The parser lives in `src/read/parser.ts`.", n=NEIGHBOURS[neighbour],
+                                  b="Retries are in `src/sync/retry.ts`.")
+    repo = committed_repo(tmp_path / "repo", {"package.json": PACKAGE, "memory-bank/progress.md": f"# Progress\n\n{text}"})
+    found = [message for rule, _, message in grounded(repo) if rule == "missing_path"]
+    assert sorted(found) == sorted([
+        "`src/read/parser.ts` is not in the repository (git lists no such file or folder)",
+        "`src/sync/retry.ts` is not in the repository (git lists no such file or folder)",
+    ]), found

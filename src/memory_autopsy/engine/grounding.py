@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -46,6 +47,7 @@ _GONE = lazyre.compile(
 # The claim itself says git does not track the file: a local file, not a rotted one.
 _UNTRACKED = lazyre.compile(r"\b(?:git-?ignored|ignored by git|untracked|not (?:checked in|committed|tracked))\b", re.I)
 _MARKUP = lazyre.compile(r"[`*_]")
+_WORD = lazyre.compile(r"\S+")
 # What an example names is not claimed to exist: "(e.g., `task-orchestrator.ts`)".
 _EXAMPLE = lazyre.compile(r"\b(?:e\.g\.|eg\.|ex:|i\.e\.|for example|for instance|such as)[^)\n]{0,300}", re.I)
 _FOLDER = lazyre.compile(r"(?<![\w/.-])([\w.-]{1,100}/)(?![\w/])")
@@ -95,11 +97,14 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = (),
         relative = _relative(fact.path, repo)
         paths = ("/" in claim or "." in claim) and not _UNTRACKED.search(claim)
         if _GONE.search(claim):
-            # removed, renamed, replaced: what such a claim names is not said to exist, but
-            # where a move or a rename led is
-            arrived = _arrived(_as_written(fact, repo, relative)) if paths else ""
-            if arrived:
-                yield from _paths(fact, repo, relative, arrived, exclude, importers)
+            # removed, renamed, replaced: what such a clause names is not said to exist, but
+            # where a move or a rename led is, and what the claim's other clauses name
+            if paths:
+                written = _as_written(fact, repo, relative)
+                kept = [_arrived(written), *(c for c in _CLAUSE_END.split(written) if not _GONE.search(c))]
+                said = " ; ".join(part for part in kept if part.strip())
+                if said:
+                    yield from _paths(fact, repo, relative, said, exclude, importers)
             continue
         runs = any(runner in claim for runner in _RUNNERS)
         written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
@@ -390,9 +395,58 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
     if fact.shape in _AS_LINES and fact.line >= 1:
         lines = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
         said = _LABELS.sub("", fact.claim) if fact.shape == "table" else fact.claim  # a row's cell, less its labels
-        if " ".join(_MARKUP.sub("", said[:24]).split()) in " ".join(_MARKUP.sub("", lines).split()):
-            written = lines
+        plain, _ = _plain(lines)
+        if " ".join(_MARKUP.sub("", said[:24]).split()) in plain:
+            written = _own_part(said, lines) or lines
     return _EXAMPLE.sub(" ", written)
+
+
+_TAIL = 24  # characters of a claim's end that find where it ends in its lines
+
+
+def _own_part(said: str, lines: str) -> str | None:
+    """The part of its lines the claim is, code marks and all, where the lines say more (one
+    sentence of a paragraph on one line, "**Done.** Installed `a.ts` … `b.ts` …"): a path
+    another sentence of the line names is that sentence's. None where the claim's ends are not
+    found as written (the reader changed it: a link's text for the link)."""
+    plain, starts = _plain(lines)
+    own = " ".join(_MARKUP.sub("", said).split())
+    head = plain.find(own[:_TAIL])
+    tail = plain.find(own[-_TAIL:], head) if head >= 0 else -1
+    if tail < 0:
+        return None
+    first, last = _raw_at(lines, starts, head), _raw_at(lines, starts, tail + len(own[-_TAIL:]) - 1) + 1
+    while first and lines[first - 1] in "`*_":
+        first -= 1  # the code marks around the claim's ends are the claim's
+    while last < len(lines) and lines[last] in "`*_":
+        last += 1
+    return lines[first:last]
+
+
+@lru_cache(maxsize=256)
+def _plain(lines: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The lines without code marks, blanks collapsed, and per word kept its offset there and in
+    the lines: read once per line for all the sentences on it."""
+    words, starts, at = [], [], 0
+    for match in _WORD.finditer(lines):
+        word = _MARKUP.sub("", match.group())
+        if word:
+            starts.append((at, match.start()))
+            words.append(word)
+            at += len(word) + 1
+    return " ".join(words), tuple(starts)
+
+
+def _raw_at(lines: str, starts: Sequence[tuple[int, int]], at: int) -> int:
+    """The offset in the lines of the character at `at` in their plain form."""
+    k = bisect_right(starts, (at, len(lines))) - 1
+    plain_at, raw = starts[k]
+    left = at - plain_at  # characters past the word's start, code marks not counted
+    while left or lines[raw] in "`*_":
+        if lines[raw] not in "`*_":
+            left -= 1
+        raw += 1
+    return raw
 
 
 def _arrived(written: str) -> str:
