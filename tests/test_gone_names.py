@@ -72,3 +72,17 @@ def test_a_line_dated_after_the_record_may_have_brought_the_name_back(tmp_path: 
         "## 2025-04-01\n- `sync_worker.py` is constructed with the new queue\n"
     ))
     assert stale(tmp_path) == []
+
+
+VERBS = ["dropped", "removed", "deleted"]
+CLAUSES = ["before reaching {name}", "after calling `{name}`", "when passing through {name}", "by calling `{name}`",
+           "until {name} restarts", "once {name} has run", "via {name}", "during {name} start-up"]
+
+
+@pytest.mark.parametrize(("name", "verb", "clause"), list(product(NAMES, VERBS, CLAUSES)))
+def test_a_removal_of_another_thing_before_or_by_the_name_is_no_record(
+        tmp_path: Path, name: str, verb: str, clause: str) -> None:
+    """What the verb removes came before it ("detections outside the frame dropped before
+    reaching `BallTracker`"): a clause of time, means or cause after it names no removal."""
+    record = f"- Detections outside the frame {verb} {clause.format(name=name)}"
+    assert stale(store(tmp_path, RELIANCES[2].format(name=name), record)) == []

@@ -47,8 +47,14 @@ TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
 _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
 # A short description may stand between the verb and the name ("Removed the quick test script
 # tests/test_quick.py", "deleted the unused helper `sync_all`"): lowercase words, none a
-# preposition ("removed the import from `x.py`" removes nothing of x.py).
-_DESCRIBED = r"(?:(?!(?:from|in|into|of|to|for|on|at|with|within|inside|under|and|or|all|any|its|their)\b)[a-z]{2,20}[ \t]+){0,3}"
+# preposition ("removed the import from `x.py`" removes nothing of x.py) nor a word that opens a
+# clause of time, means or cause ("detections dropped before reaching `BallTracker`", "removed
+# by calling `reset_all`": what is removed came before the verb).
+_DESCRIBED = (
+    r"(?:(?!(?:from|in|into|of|to|for|on|at|with|within|inside|under|and|or|all|any|its|their|before|after|"
+    r"when|while|until|once|by|via|through|during|since|because|if|unless|as|so|then|than|between|per)\b)"
+    r"[a-z]{2,20}[ \t]+){0,3}"
+)
 _GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:(?i:the|a|an)\s+)?"
               r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
 # "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
