@@ -446,3 +446,17 @@ def test_each_sentence_of_a_line_names_its_own_paths(tmp_path: Path, neighbour: 
         "`src/read/parser.ts` is not in the repository (git lists no such file or folder)",
         "`src/sync/retry.ts` is not in the repository (git lists no such file or folder)",
     ]), found
+
+
+@pytest.mark.parametrize("row", [
+    "| `make deploy-dryrun` | Show what would be deployed |",
+    "| `make deploy-dryrun` (no upload) | Preview |",
+    "| `npm run deploy:dry` | Show what would be deployed |",
+])
+def test_a_table_row_is_one_claim_whatever_cell_names_the_command(tmp_path: Path, row: str) -> None:
+    """A row's cells are its parts, not sentences of a line: the command a cell runs is checked
+    whichever cell the row's claim is read from."""
+    memory = f"# Commands\n\n| Command | Description |\n|---|---|\n| `make deploy` | Deploy |\n{row}\n"
+    repo = committed_repo(tmp_path / "repo", {
+        "package.json": PACKAGE, "Makefile": "deploy:\n\techo deploy\n", "memory-bank/techContext.md": memory})
+    assert [rule for rule, _, _ in grounded(repo)] == ["missing_command"]

@@ -397,7 +397,8 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
         said = _LABELS.sub("", fact.claim) if fact.shape == "table" else fact.claim  # a row's cell, less its labels
         plain, _ = _plain(lines)
         if " ".join(_MARKUP.sub("", said[:24]).split()) in plain:
-            written = _own_part(said, lines) or lines
+            # a row is one claim, its cells its parts; a line may hold several sentences
+            written = (fact.shape != "table" and _own_part(said, lines)) or lines
     return _EXAMPLE.sub(" ", written)
 
 
