@@ -86,3 +86,13 @@ def test_a_removal_of_another_thing_before_or_by_the_name_is_no_record(
     reaching `BallTracker`"): a clause of time, means or cause after it names no removal."""
     record = f"- Detections outside the frame {verb} {clause.format(name=name)}"
     assert stale(store(tmp_path, RELIANCES[2].format(name=name), record)) == []
+
+
+COPIES = ["- Removed duplicate {name} and state logic", "- Removed the duplicated `{name}`",
+          "- Deleted repeated {name} setup", "- Removed a second copied `{name}` from the page"]
+
+
+@pytest.mark.parametrize(("name", "record"), list(product(NAMES, COPIES)))
+def test_a_removed_copy_of_the_name_leaves_the_name(tmp_path: Path, name: str, record: str) -> None:
+    """"Removed duplicate localStorage and state logic": a copy went, the name is still there."""
+    assert stale(store(tmp_path, RELIANCES[2].format(name=name), record.format(name=name))) == []

@@ -49,10 +49,12 @@ _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![
 # tests/test_quick.py", "deleted the unused helper `sync_all`"): lowercase words, none a
 # preposition ("removed the import from `x.py`" removes nothing of x.py) nor a word that opens a
 # clause of time, means or cause ("detections dropped before reaching `BallTracker`", "removed
-# by calling `reset_all`": what is removed came before the verb).
+# by calling `reset_all`": what is removed came before the verb), nor a copy's ("removed
+# duplicate localStorage logic": the copy goes, the name stays).
 _DESCRIBED = (
     r"(?:(?!(?:from|in|into|of|to|for|on|at|with|within|inside|under|and|or|all|any|its|their|before|after|"
-    r"when|while|until|once|by|via|through|during|since|because|if|unless|as|so|then|than|between|per)\b)"
+    r"when|while|until|once|by|via|through|during|since|because|if|unless|as|so|then|than|between|per|"
+    r"duplicated?|duplicates|double|doubled|repeated|copied|second|extra|stray)\b)"
     r"[a-z]{2,20}[ \t]+){0,3}"
 )
 _GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:(?i:the|a|an)\s+)?"
