@@ -137,8 +137,16 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
 def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
     """Whether two claims of one slot may be about one thing: not when each names a subject of
     its own besides its entity and neither holds the other ("The API runs on Node 18" / "The
-    web app runs on Node 20" under one heading: two services, two values, no change)."""
+    web app runs on Node 20" under one heading: two services, two values, no change), nor two
+    dated rows of one log table (what each row's Fix or Outcome column says is its own record,
+    as two dated entries' are)."""
+    if _log_rows(a, b):
+        return False
     return not two_subjects(_own_subject(ctx, a), _own_subject(ctx, b))
+
+
+def _log_rows(a: Fact, b: Fact) -> bool:
+    return a.shape == b.shape == "table" and a.path == b.path and bool(a.entry) and bool(b.entry) and a.entry != b.entry
 
 
 def _own_subject(ctx: Context, fact: Fact) -> frozenset[str]:

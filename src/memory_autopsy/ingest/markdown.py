@@ -483,7 +483,8 @@ class Parser:
             return
         header = [strip_emphasis(h) for h in block.header]
         first, rest = cells[0], list(zip(header[1:], cells[1:]))
-        row_date = parse_date(first)
+        # "2026-02-09", or a date with its time or a note: "2026-02-09 12:19Z", "2026-02-09 (deploy)"
+        row_date = parse_date(first) or (parse_date(first.split(None, 1)[0]) if " " in first else None)
         status = ""
         for name, cell in rest:
             if name.casefold() in self.lexicon.status_columns:
@@ -503,6 +504,13 @@ class Parser:
             )
             draft.observed_at = row_date
             self._finish(draft, block, status, line_date=row_date)
+            if row_date:  # a dated row of a log table is an entry of its own, as a dated heading is
+                self._own_entry(self.pending[-1], row_date, block.line)
+
+    def _own_entry(self, item: _Pending, date: str, line: int) -> None:
+        item.entry = item.draft.entry = f"{self.path}:{line}"
+        self.log_entries.add(item.entry)
+        self.entry_dates.setdefault(item.entry, (date, ""))
 
     def _annotate(self, draft: Draft, notes: Annotations) -> None:
         draft.observed_at = notes.observed_at
