@@ -33,6 +33,7 @@ MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
 _NOISE = frozenset({"task", "tasks", "todo", "item", "items", "work", "pr", "yet"})  # "NOT YET IMPLEMENTED"
 _DATE = lazyre.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
+_FIELD_LABEL = lazyre.compile(r"^[\s*_-]{0,4}([^:\n]{1,30}):")
 # Work begun or done in part, not done: "Began the billing tables migration", "✅ Billing
 # tables migration (partial)".
 _BEGUN = lazyre.compile(r"^\W*(?:began|begun|started|starting|kicked\s+off|commenced|initiated)\b", re.I)
@@ -43,7 +44,11 @@ _PARTIAL = lazyre.compile(r"\bpartially\b|\bin\s+part\b|(?:[(\[:,]|[-–—]\s)\
 def find(ctx: Context) -> Iterator[Finding]:
     # A heading that marks its title ("## Phase 5 ✅ COMPLETE", "### Segments - IN PROGRESS")
     # is a side like any item: done evidence, or a task still pending.
-    claims = [*ctx.active, *ctx.headings] if ctx.headings else ctx.active
+    lexicon = ctx.lexicon
+    # A heading that names a kind of task ("### Tasks", "### Technologies" under Active and under
+    # Completed) is a category, not a task: a title claim needs the words a task has, or a unit.
+    titles = [f for f in ctx.headings if len(task_words(f.claim, lexicon)) >= MIN_WORDS or unit_of(f.claim, lexicon)]
+    claims = [f for f in (*ctx.active, *titles) if not _record_field(f.claim, lexicon.record_fields)]
     done = [f for f in claims if _done(f)]  # done evidence
     flagged: set[int] = set()
     if done:
@@ -56,6 +61,14 @@ def find(ctx: Context) -> Iterator[Finding]:
                 flagged.add(fact.order)
                 yield _finding(fact, *match)
     yield from _ranges(ctx, claims, flagged)  # a run's status is its clause's, not its claim's
+
+
+def _record_field(claim: str, fields: frozenset[str]) -> bool:
+    """"Priority: High", "Branch: feature/auth", "Status: Completed" under a task: a field of the
+    task's record, which takes the task's status, and no task of its own (two tasks' records
+    share their fields' words)."""
+    label = _FIELD_LABEL.match(claim)
+    return label is not None and label.group(1).strip(" *_").casefold() in fields
 
 
 def _done(fact: Fact) -> bool:
