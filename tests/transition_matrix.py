@@ -46,6 +46,8 @@ SILENT = (
     "The search index moved off Elasticsearch to {y}", "The billing service moved off {x} to {y}",
     "The metrics pipeline stopped using {x}", "The old worker was replaced by {y}",
     "We evaluated {y} and kept {x}", "{x} was upgraded to the latest release",
+    "We left {x} alone", "We are leaving {x} intact for now", "The upgrade left {x} unchanged",
+    "We leave {x} in place", "We left {x} as is", "The fix leaves {x}, or the fallback queue, untouched",
 )
 
 

@@ -124,7 +124,7 @@ class Transition(NamedTuple):
 
 _BREAK_WORDS = frozenset(
     """to for with by and but because since after before from of in into on onto at via over
-    under within as than while when where which that who during per then so""".split()
+    under within as than while when where which that who during per then so once until unless if""".split()
 )
 _NP_LIMIT = 3
 

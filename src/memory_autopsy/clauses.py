@@ -96,6 +96,8 @@ def read_retraction(folded: str) -> Read | None:
             return Read(None, (), backward)
         if backward:
             return Read(trigger, tuple(_before(words, start)), True)
+        if _FORMS.get(words[at]) == "leave" and _kept(words, end):
+            return Read(None, (), False)  # "left X alone": kept as it is
         subject = _before(words, start) + _moved(words, at, end)
         return Read(trigger, tuple(words[end:]), False, tuple(w for w in subject if w not in _NOT_SUBJECT))
     return None
@@ -104,6 +106,20 @@ def read_retraction(folded: str) -> Read | None:
 # Words of a clause's subject that name no thing: pronouns, articles, adverbs of time.
 _NOT_SUBJECT = frozenset("""we i you they he she it our my their its the a an this that these those team
     also then finally now today recently already have has had""".split())
+
+
+# What "leave X …" ends with when X stays: "left X alone", "leaving X intact", "leave X in place".
+_KEPT = frozenset("alone intact unchanged untouched place".split())
+_KEPT_REACH = 12  # words of the object the idiom may close, an aside in commas included
+
+
+def _kept(words: list[str], end: int) -> bool:
+    for at in range(end, min(len(words), end + _KEPT_REACH)):
+        if words[at] in _CLAUSE_BREAKS and words[at] not in (",", "or"):
+            return False
+        if words[at] in _KEPT or words[at] == "is" and words[at - 1] == "as":
+            return True
+    return False
 
 
 def _moved(words: list[str], at: int, end: int) -> list[str]:
