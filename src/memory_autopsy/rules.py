@@ -103,7 +103,8 @@ RULES: tuple[Rule, ...] = (
           """A pair of claims with prose evidence only and no observation order probably disagrees
           (same slot read from a verb frame, different value), or a guideline still uses a tool
           another rule replaced ("Use kk lint" beside "use cargo run instead of relying on kk").
-          It carries a reason and a composite confidence. It is a review item: never a verdict,
+          Two dated rows of one log table are two entries: what their columns say is never
+          compared. It carries a reason and a composite confidence. It is a review item: never a verdict,
           never auto-fixed, never a block on admit.""",
           "- billing: uses PostgreSQL\n- billing: uses MySQL",
           'billing: tool = "MySQL" -- 2026-06-02 (source: infra-doc)'),
@@ -147,7 +148,9 @@ RULES: tuple[Rule, ...] = (
           files a plan, an open task, an instruction to create or move them ("Create `x.py`") or
           a modal word ("will add", "should go in") names, a section whose heading names a
           folder or file the repository lacks (another tree), a heading under an example, sample
-          or template heading, and what the rule file excludes.
+          or template heading, and what the rule file excludes. Each sentence of a line is its own
+          claim, and a removal, plan or example in one clause of an item leaves the paths its other
+          clauses name to be checked.
           Part of the grounding layer: on when the memory sits in a git work tree, off with
           `--no-grounding` or `grounding = false`. Judged by how the repository answered: a path
           whose name git lists elsewhere (one file or several, or a rename it followed) was right
@@ -174,7 +177,9 @@ RULES: tuple[Rule, ...] = (
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
           (partial)") is no evidence it is done. A numbered unit of work inside a run of them is one
           task ("Phases 3-6 planned" against "## Phase 4 ✅ COMPLETE"; "Phases 0-12 complete
-          (Phase 11 deferred)" says nothing done of Phase 11). Newer evidence wins: the older side is flagged;
+          (Phase 11 deferred)" says nothing done of Phase 11). A field of a task's record ("Priority:
+          High", "Branch: feature/x") takes the task's status and is no task of its own, and a
+          heading that only names a kind of task ("### Tasks") is a category. Newer evidence wins: the older side is flagged;
           with no observation order the pending side is. The fix plan keeps the done copy of a
           checkbox pair.""",
           "## Next Steps\n- add retry to the sync job\n\n## Completed\n- [x] add retry to the sync job",
