@@ -424,7 +424,7 @@ def _own_part(said: str, lines: str) -> str | None:
     return lines[first:last]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4)  # a line's sentences are read one after another: a few lines, never a file's worth
 def _plain(lines: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The lines without code marks, blanks collapsed, and per word kept its offset there and in
     the lines: read once per line for all the sentences on it."""
