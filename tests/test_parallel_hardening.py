@@ -307,3 +307,23 @@ def test_out_of_memory_echoed_by_a_clean_up_is_still_one_line(tmp_path: Path) ->
     done = _scripted(str(script))
     assert done.returncode == 3, done.stderr
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+class _NoMemoryEnviron(dict):  # type: ignore[type-arg]
+    def get(self, *args: object) -> object:
+        raise MemoryError
+
+
+def test_the_unraisable_hook_itself_out_of_memory_reports_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Out of memory, the hook that leaves out a clean-up's echo may run out itself (reading the
+    environment allocates): it still reports nothing, where the interpreter would print
+    "Exception ignored in: <function _unraisable …>" beside the run's one line."""
+    from types import SimpleNamespace
+
+    from memory_autopsy import cli
+
+    monkeypatch.setattr(cli.os, "environ", _NoMemoryEnviron())
+    cli._unraisable(SimpleNamespace(exc_value=MemoryError(), exc_type=MemoryError, exc_traceback=None,
+                                    err_msg=None, object=None))
+    assert capsys.readouterr() == ("", "")

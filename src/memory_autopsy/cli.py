@@ -111,10 +111,14 @@ def _unraisable(info: Any) -> None:
     """Out of memory, a generator or object freed on the way out may fail in its own clean-up,
     where no caller can catch it; the run reports the one error, in one line, and the
     interpreter's report of the echo (a traceback) is left out. Anything else is reported as
-    the interpreter would."""
-    if isinstance(info.exc_value, MemoryError) and not os.environ.get(TRACEBACK_VARIABLE):
+    the interpreter would. Out of memory in this hook too (reading the environment allocates),
+    the echo is left out all the same: a hook that raises is reported as one more echo."""
+    try:
+        if isinstance(info.exc_value, MemoryError) and not os.environ.get(TRACEBACK_VARIABLE):
+            return
+        sys.__unraisablehook__(info)
+    except MemoryError:
         return
-    sys.__unraisablehook__(info)
 
 
 def _main(argv: Sequence[str] | None) -> int:
