@@ -115,7 +115,7 @@ _KEPT_REACH = 12  # words of the object the idiom may close, an aside in commas 
 
 def _kept(words: list[str], end: int) -> bool:
     for at in range(end, min(len(words), end + _KEPT_REACH)):
-        if words[at] in _CLAUSE_BREAKS and words[at] not in (",", "or"):
+        if words[at] in _CLAUSE_BREAKS and words[at] != ",":
             return False
         if words[at] in _KEPT or words[at] == "is" and words[at - 1] == "as":
             return True

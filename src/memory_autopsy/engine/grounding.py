@@ -396,13 +396,13 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
         lines = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
         said = _LABELS.sub("", fact.claim) if fact.shape == "table" else fact.claim  # a row's cell, less its labels
         plain, _ = _plain(lines)
-        if " ".join(_MARKUP.sub("", said[:24]).split()) in plain:
+        if " ".join(_MARKUP.sub("", said[:_ENDS]).split()) in plain:
             # a row is one claim, its cells its parts; a line may hold several sentences
             written = (fact.shape != "table" and _own_part(said, lines)) or lines
     return _EXAMPLE.sub(" ", written)
 
 
-_TAIL = 24  # characters of a claim's end that find where it ends in its lines
+_ENDS = 24  # characters of a claim's start or end that find where it is in its lines
 
 
 def _own_part(said: str, lines: str) -> str | None:
@@ -412,11 +412,12 @@ def _own_part(said: str, lines: str) -> str | None:
     found as written (the reader changed it: a link's text for the link)."""
     plain, starts = _plain(lines)
     own = " ".join(_MARKUP.sub("", said).split())
-    head = plain.find(own[:_TAIL])
-    tail = plain.find(own[-_TAIL:], head) if head >= 0 else -1
+    ending = own[-_ENDS:]
+    head = plain.find(own[:_ENDS])
+    tail = plain.find(ending, head) if head >= 0 else -1
     if tail < 0:
         return None
-    first, last = _raw_at(lines, starts, head), _raw_at(lines, starts, tail + len(own[-_TAIL:]) - 1) + 1
+    first, last = _raw_at(lines, starts, head), _raw_at(lines, starts, tail + len(ending) - 1) + 1
     while first and lines[first - 1] in "`*_":
         first -= 1  # the code marks around the claim's ends are the claim's
     while last < len(lines) and lines[last] in "`*_":
