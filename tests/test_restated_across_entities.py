@@ -102,3 +102,34 @@ def test_a_copy_word_for_word_is_one_duplicate_not_also_a_restatement(tmp_path: 
     write(tmp_path / "memory-bank/systemPatterns.md", f"# Patterns\n\n## Risks\n- {sentence}\n")
     assert len(findings_of(tmp_path, "duplicate")) == 1
     assert restated(tmp_path) == []
+
+
+# A claim that opens with its verb, its subject the section's ("Uses TanStack Query …" under
+# Project Context), restated as a field ("**Data Fetching:** TanStack Query …"); "uses" is no
+# content word of either ("Frontend uses Next.js 15 …" / "**Frontend Framework:** Next.js 15 …").
+PREDICATE_PAIRS = [
+    ("Uses TanStack Query for data fetching (not SWR)", "**Data Fetching:** TanStack Query (not SWR)"),
+    ("Frontend uses Next.js 15 with React 18 and TypeScript", "**Frontend Framework:** Next.js 15 with React 18 and TypeScript"),
+    ("Logs every request to Loki with its trace id", "**Request Logs:** every request to Loki with its trace id"),
+    ("Runs database migrations with Alembic before every deploy", "**Migrations:** Alembic runs the database migrations before every deploy"),
+]
+
+
+@pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, PREDICATE_PAIRS)))
+def test_a_predicate_restated_as_a_field_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
+    for name, text in SHAPES[shape](*pair).items():
+        write(tmp_path / name, text)
+    found = restated(tmp_path)
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, [
+    ("Uses PostgreSQL 14 for all of the ledger tables", "Uses PostgreSQL 14 for all of the ledger tables too"),  # two subjects' predicates
+    ("Provides persistent memory across sessions and interactions", "Provides persistent memory across interactions and sessions"),
+])))
+def test_predicates_of_two_sections_and_a_field_of_another_subject_are_no_restatement(
+    tmp_path: Path, shape: str, pair: tuple[str, str],
+) -> None:
+    for name, text in SHAPES[shape](*pair).items():
+        write(tmp_path / name, text)
+    assert restated(tmp_path) == []

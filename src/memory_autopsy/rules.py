@@ -71,8 +71,9 @@ RULES: tuple[Rule, ...] = (
           claim, when the words are the same or one claim says more: a heading above a restatement is
           no new subject. Quiet there: a task listed in two files (a plan and its progress), one frame
           of two things ("the builder backend" / "the aggregator backend"), two claims each naming its
-          own entity, a claim opening with a verb whose subject is its entity, two graph nodes or two
-          records (their entity is their subject), and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
+          own entity, two claims opening with a verb under two entities (each subject is its entity;
+          one restated as a field, "Uses TanStack Query" / "**Data Fetching:** TanStack Query", is one
+          claim; "use" is no content word), two graph nodes or two records (their entity is their subject), and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
           (that is a change of value); a restatement may add a count the other leaves out. With the
           static embedding model, layer 3 also reports a restatement in words of its own anywhere in the
           store, at severity review (docs/embed.md).""",

@@ -167,7 +167,9 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
 RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other words
 MIN_RESTATED_WORDS = 5
 MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
-_AUXILIARY = frozenset("was were is are be been being has have had will would".split())
+# Words no restatement keeps: auxiliaries, and "use", which a stack claim says or leaves to a
+# label ("Frontend uses Next.js 15" / "**Frontend Framework:** Next.js 15").
+_AUXILIARY = frozenset("was were is are be been being has have had will would use uses used using".split())
 _SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _LABEL = lazyre.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
 
@@ -190,8 +192,9 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     context). The per-entity pass compares one entity's claims within one file; a heading above
     a restatement is no new subject. Left alone: a task listed in two files (a memory bank's
     next steps and its progress list one plan by design; a status told apart is the status
-    layer's), a predicate whose subject is its entity ("Provides persistent memory", "Runs on
-    the shared cluster"), two graph nodes or records (a name the store gave is a subject), two
+    layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
+    cluster": each subject is its entity; one predicate restated as a field, "Uses TanStack Query
+    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two graph nodes or records (a name the store gave is a subject), two
     claims each naming its own entity, and a result a log reports again on another day."""
     files = ctx.settings.focus
     by_store: dict[str, list[Fact]] = {}
@@ -199,11 +202,10 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     for fact in ctx.facts:
         if fact.fidelity is Fidelity.FULL or _too_short(fact) or fact.order in in_blocks:
             continue  # a record's, too short for any restatement, or a pasted block's
-        if not _predicate(fact.body or fact.claim):
-            kept = store_of.get(fact.path)
-            if kept is None:
-                kept = store_of[fact.path] = by_store.setdefault(ctx.store_key(fact), [])
-            kept.append(fact)
+        kept = store_of.get(fact.path)
+        if kept is None:
+            kept = store_of[fact.path] = by_store.setdefault(ctx.store_key(fact), [])
+        kept.append(fact)
     for facts in by_store.values():
         if files is None:
             yield from _restatements(ctx, facts, apart=True)
@@ -345,6 +347,8 @@ def _apart(a: _Unit, b: _Unit) -> bool:
             return False  # the per-entity pass's
     elif a.fact.kind == "task" or b.fact.kind == "task":
         return False
+    if not one and _predicate(a.fact.body or a.fact.claim) and _predicate(b.fact.body or b.fact.claim):
+        return False  # "Provides persistent memory" of two subjects
     if not one and (a.fact.shape in NAMED_SHAPES and b.fact.shape in NAMED_SHAPES or "json" in (a.fact.shape, b.fact.shape)):
         return False  # a graph node's or a record's entity is its subject: "prefers VS Code" of two people
     return not _own_subjects(a, b)
