@@ -24,6 +24,7 @@ ACTIVE = (
     "left {x} for {y}", "ditched {x} for {y}", "phased out {x}", "removed {x}", "deprecated {x}",
     "decommissioned {x}", "swapped {x} for {y}", "swapped out {x} for {y}", "got rid of {x}",
     "abandoned {x}", "moved away from {x} to {y}", "transitioned from {x} to {y}",
+    "renamed {x} to {y}", "renamed from {x} to {y}",
 )
 SUBJECTS = ("We {v}", "{s} {v}")
 SUBJECT_ONLY = ("{s} no longer uses {x}", "{s} no longer relies on {x}", "{s} stopped relying on {x}")
@@ -31,7 +32,8 @@ PASSIVE = (
     "{x} was replaced by {y}", "{x} has been replaced with {y}", "{x} was retired",
     "{x} was sunset", "{x} was dropped in favour of {y}", "{x} is deprecated", "{x} was removed",
     "{x} has been phased out", "{x} is no longer used", "{x} was decommissioned",
-    "{x} got replaced with {y}", "{x} was swapped out for {y}",
+    "{x} got replaced with {y}", "{x} was swapped out for {y}", "{x} was renamed to {y}",
+    "{s} was renamed from {x} to {y}", "{y} (formerly {x}) holds it now", "{y}, previously known as {x}, holds it now",
 )
 # How the retracted object is written in the newer note, and what follows the note
 OBJECTS = (("{x}", ""), ("the {x} instance", ""), ("{x}", ", because it kept losing jobs"))
@@ -48,6 +50,8 @@ SILENT = (
     "We evaluated {y} and kept {x}", "{x} was upgraded to the latest release",
     "We left {x} alone", "We are leaving {x} intact for now", "The upgrade left {x} unchanged",
     "We leave {x} in place", "We left {x} as is", "The fix leaves {x}, or the fallback queue, untouched",
+    "We renamed Memcached to {x}", "We plan to rename {x} to {y}", "{y} (formerly Memcached) holds it now",
+    "We did not rename {x}",
 )
 
 

@@ -249,7 +249,7 @@ def _noun_phrase(words: list[str], trigger: str, vocabulary: Vocabulary) -> list
     skip = set(trigger.split()) | {"was", "been", "is", "has", "had", "using", "uses", "use", "the", "a", "an"}
     phrase: list[str] = []
     for word in words:
-        if word in _BREAK_WORDS or word in (",", ";"):
+        if word in _BREAK_WORDS or word in (",", ";", "(", ")"):
             break
         if word in skip or word in STOPWORDS:
             if phrase:

@@ -33,6 +33,7 @@ _RETRACTING = {
     "scrap": "scrap scraps scrapped scrapping",
     "rip": "rip rips ripped ripping",
     "supersede": "supersede supersedes superseded superseding",
+    "rename": "rename renames renamed renaming",  # the old name is gone: "renamed X to Y"
     "phase": "phase phases phased phasing",  # with "out" only
     "shut": "shut shuts shutting",  # with "down" only
 }
@@ -52,6 +53,7 @@ _STOPPING = frozenset("stop stops stopped stopping cease ceased".split())
 _USING = frozenset("""use uses used using rely relies relied relying depend depends depended depending
     run runs ran running need needs needed needing""".split())
 _BE = frozenset("is are was were be been being got gets get has have had".split())
+_NAMED = frozenset("known as called named".split())  # "formerly known as X": the old name follows
 # Before the verb in its clause: the retraction is denied, planned, wished or asked.
 _NOT_DONE = frozenset("""not never no t didn don doesn won wouldn shouldn isn wasn aren weren hasn haven
     plan plans planning planned going want wants wanted will would should could might may must
@@ -139,6 +141,11 @@ def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | No
         return f"{word} {words[at + 1]}", at, end, False
     if word in ("got", "get", "gets", "getting") and words[at + 1 : at + 3] == ["rid", "of"]:
         return "got rid of", at, at + 3, False
+    if word == "formerly" or word == "previously" and words[at + 1 : at + 2] and words[at + 1] in _NAMED:
+        end = at + 1  # "Time tab (formerly Game)", "formerly known as X", "previously called X"
+        while end < len(words) and words[end] in _NAMED:
+            end += 1
+        return word, at, end, False
     lemma = _FORMS.get(word)
     if lemma is None:
         return None
@@ -150,6 +157,8 @@ def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | No
         if particle is None:
             return None  # "moved to Y" states where it is now
         return f"{word} {' '.join(words[particle[0]:particle[1]])}", at, particle[1], False
+    if lemma == "rename" and words[at + 1 : at + 2] == ["from"]:  # "(was) renamed from X to Y"
+        return f"{word} from", at, at + 2, False
     end = at + 1 + (words[at + 1 : at + 2] in (["out"], ["down"]))
     if passive is not None or words[end : end + 1] == ["by"]:  # "X (was) replaced by Y"
         return f"was {word}", at if passive is None else passive, end, True

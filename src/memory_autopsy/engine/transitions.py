@@ -24,7 +24,8 @@ _NEGATING = frozenset({"not", "never", "isn", "doesn", "don", "aren", "wasn", "w
 # A claim that itself retracts or replaces says the same as the retraction, not the opposite.
 _RETRACTING = frozenset("""replace replaces replacing replaced migrate migrating migrated switch switching
     remove removing removed deprecate deprecating deprecated drop dropping dropped retire retiring
-    retired sunset sunsetting abandon abandoning abandoned decommission decommissioning""".split())
+    retired sunset sunsetting abandon abandoning abandoned decommission decommissioning rename renaming renamed
+    gone""".split())
 _COPULAS = frozenset("is are was were remains stays has have runs handles serves stores hosts".split())
 # Phrases looked at per shared non-head word (the two-shared-words match): bounds a hot entity.
 _PHRASES_PER_WORD = 64
