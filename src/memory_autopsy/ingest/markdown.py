@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memory_autopsy import lazyre
+from memory_autopsy.cues import GONE_WORDS
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
@@ -404,7 +405,9 @@ class Parser:
     def _nest(self, block: Block, body: str) -> tuple[str | None, str]:
         """Nested items keep their parent's context: "Removed:" applies to its children."""
         if block.kind != "item":
-            self.parents = []
+            # "The following were removed during the cleanup:" introduces what the list names
+            # gone, as an item "Removed:" does its children: the items say it, not the lead.
+            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body) else []
             return body, ""
         while self.parents and self.parents[-1][0] >= block.indent:
             self.parents.pop()
@@ -585,6 +588,18 @@ class Parser:
 
 _STATUSES = ("done", "pending", "in_progress", "blocked")
 
+
+
+_LEAD_WORDS = 16  # a paragraph that introduces a list is short
+
+
+def _gone_lead(body: str) -> bool:
+    """A short paragraph ending in a colon that records what follows as gone ("The following
+    were removed during the API cleanup:", "Deleted in the refactor:")."""
+    if not body.rstrip().endswith((":", "：")):
+        return False
+    words = body.casefold().split()
+    return len(words) <= _LEAD_WORDS and any(w.strip("*_`.,:") in GONE_WORDS for w in words)
 
 
 def _is_name(text: str) -> bool:
