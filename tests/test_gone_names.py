@@ -96,3 +96,21 @@ COPIES = ["- Removed duplicate {name} and state logic", "- Removed the duplicate
 def test_a_removed_copy_of_the_name_leaves_the_name(tmp_path: Path, name: str, record: str) -> None:
     """"Removed duplicate localStorage and state logic": a copy went, the name is still there."""
     assert stale(store(tmp_path, RELIANCES[2].format(name=name), record.format(name=name))) == []
+
+
+# "`X` <word> removed": a word of the name's own kind ("consts", "file", "helper") removes the
+# name; any other word names a thing built on it ("gate", "check", "fallback"), which went
+# while the name stays (the constant a removed gate read is still there).
+OWN_KINDS = ["file", "consts", "helper", "module", "function", "class", "setting"]
+BUILT_ON = ["gate", "check", "fallback", "guard", "workaround", "retry loop"]
+
+
+@pytest.mark.parametrize(("name", "kind", "relying"), list(product(NAMES, OWN_KINDS, RELIANCES)))
+def test_a_name_removed_with_its_kind_is_gone(tmp_path: Path, name: str, kind: str, relying: str) -> None:
+    found = stale(store(tmp_path, relying.format(name=name), f"- `{name}` {kind} removed"))
+    assert [Path(str(f["path"])).name for f in found] == ["systemPatterns.md"], found
+
+
+@pytest.mark.parametrize(("name", "thing", "relying"), list(product(NAMES, BUILT_ON, RELIANCES)))
+def test_a_thing_built_on_a_name_removed_leaves_the_name(tmp_path: Path, name: str, thing: str, relying: str) -> None:
+    assert stale(store(tmp_path, relying.format(name=name), f"- `{name}` {thing} removed (self-validating now)")) == []

@@ -9,7 +9,9 @@ that still takes that name as its value ("arena/regular from `table_matchmaking`
 constructed with …") or runs it ("python tests/test_quick.py") tells the agent the opposite:
 it is `stale`, naming the rejection. Only code-like names count (`snake_case`, `dotted.name`,
 `path/`, `camelCase`, and `PascalCase` of two humps where a record removes or renames it): a
-plain word ("margins", "comments") is too common to pin a rejection on. A line that itself
+plain word ("margins", "comments") is too common to pin a rejection on. A word between a name
+and "removed" names the name's own kind ("consts", "file") or a thing built on it, which went
+while the name stays ("`minTrackingFrames` gate removed"). A line that itself
 negates, retires or replaces stays quiet, as do guidelines, events and tasks, and a line dated
 after the rejection (the name may be back).
 """
@@ -63,11 +65,18 @@ _GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s
 # Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place.
 _ITS_USES = r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in)\b)"
 _GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
-# "`CORE_SCALE`/`CORONA_SCALE` consts removed", "debug2-styles.ts was deleted", "GodRaysPlugin → PostFxPlugin (renamed)"
+# "`CORE_SCALE`/`CORONA_SCALE` consts removed", "debug2-styles.ts was deleted", "GodRaysPlugin → PostFxPlugin (renamed)".
+# A word between the name and the verb names the name's own kind ("consts", "file"); any other
+# names a thing built on it, which went while the name stays ("`minTrackingFrames` gate removed").
+_OWN_KIND = (r"(?i:const|constants?|consts|files?|functions?|methods?|class(?:es)?|fields?|modules?|folders?|"
+             r"director(?:y|ies)|dirs?|packages?|dependenc(?:y|ies)|deps?|scripts?|types?|variables?|vars?|enums?|"
+             r"tables?|columns?|endpoints?|routes?|hooks?|components?|helpers?|utils?|plugins?|crates?|librar(?:y|ies)|"
+             r"services?|props?|settings?|options?|flags?|keys?|params?|parameters?|commands?|stubs?|mocks?|"
+             r"fixtures?|classes|structs?|interfaces?|traits?|models?|schemas?|workflows?|jobs?|tasks?|targets?)")
 _GONE_AFTER = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?"
     r"(?:[ \t]*/[ \t]*[`*'\"]?(?P<second>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?)?"
-    r"[ \t]+(?:[a-z]+[ \t]+)?(?i:(?:was|were|has\s+been|have\s+been|is|are)[ \t]+)?(?i:deleted|removed)\b"
+    r"[ \t]+(?:" + _OWN_KIND + r"[ \t]+)?(?i:(?:was|were|has\s+been|have\s+been|is|are)[ \t]+)?(?i:deleted|removed)\b"
 )
 _RENAMED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?[ \t]*(?:→|->)[ \t]*[`*'\"]?(?:" + NAME + "|" + TYPE_NAME + r")"
