@@ -101,7 +101,7 @@ def test_a_removed_copy_of_the_name_leaves_the_name(tmp_path: Path, name: str, r
 # "`X` <word> removed": a word of the name's own kind ("consts", "file", "helper") removes the
 # name; any other word names a thing built on it ("gate", "check", "fallback"), which went
 # while the name stays (the constant a removed gate read is still there).
-OWN_KINDS = ["file", "consts", "helper", "module", "function", "class", "setting"]
+OWN_KINDS = ["file", "consts", "helper", "module", "function", "class", "setting", "pipeline"]
 BUILT_ON = ["gate", "check", "fallback", "guard", "workaround", "retry loop"]
 
 
