@@ -194,8 +194,9 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     next steps and its progress list one plan by design; a status told apart is the status
     layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
     cluster": each subject is its entity; one predicate restated as a field, "Uses TanStack Query
-    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two graph nodes or records (a name the store gave is a subject), two
-    claims each naming its own entity, and a result a log reports again on another day."""
+    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two graph nodes or
+    records (a name the store gave is a subject), two claims each naming its own entity, and a
+    result a log reports again on another day."""
     files = ctx.settings.focus
     by_store: dict[str, list[Fact]] = {}
     store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file

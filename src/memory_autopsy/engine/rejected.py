@@ -72,8 +72,8 @@ _OWN_KIND = (r"(?i:const|constants?|consts|files?|functions?|methods?|class(?:es
              r"director(?:y|ies)|dirs?|packages?|dependenc(?:y|ies)|deps?|scripts?|types?|variables?|vars?|enums?|"
              r"tables?|columns?|endpoints?|routes?|hooks?|components?|helpers?|utils?|plugins?|crates?|librar(?:y|ies)|"
              r"services?|props?|settings?|options?|flags?|keys?|params?|parameters?|commands?|stubs?|mocks?|"
-             r"fixtures?|classes|structs?|interfaces?|traits?|models?|schemas?|workflows?|jobs?|tasks?|targets?|pipelines?|"
-             r"tools?|integrations?|apps?|binar(?:y|ies)|images?|containers?|servers?|packages?)")
+             r"fixtures?|structs?|interfaces?|traits?|models?|schemas?|workflows?|jobs?|tasks?|targets?|pipelines?|"
+             r"tools?|integrations?|apps?|binar(?:y|ies)|images?|containers?|servers?)")
 _GONE_AFTER = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?"
     r"(?:[ \t]*/[ \t]*[`*'\"]?(?P<second>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?)?"
