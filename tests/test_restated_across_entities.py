@@ -3,8 +3,8 @@ limit is 25 tool calls per session" under "Tool Usage Limits" and "Default tool 
 per session" under "Configuration". A heading above a restatement is no new subject. Quiet: a
 task listed in two files (a plan and its progress), two claims each naming its own subject, one
 frame of two things ("the builder backend" / "the aggregator backend"), a predicate of each
-entity, two graph nodes or records (their entity is their subject), two longer claims that
-share one sentence, and a log reporting a result again. A focused run (the hook's) reports what a full run does."""
+entity, two graph nodes or records (their entity is their subject), two graph nodes that share
+one sentence, and a log reporting a result again. A focused run (the hook's) reports what a full run does."""
 
 from __future__ import annotations
 

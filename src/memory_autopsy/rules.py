@@ -68,7 +68,8 @@ RULES: tuple[Rule, ...] = (
           only the values count, as they do for one long list under two labels ("Risk mitigation:
           feature flags, testing, rollback plan" / "Strategy included: feature flags, …"). The same holds
           anywhere in the store (under two headings or graph entities, in two files), compared claim by
-          claim, when the words are the same or one claim says more: a heading above a restatement is
+          claim and sentence by sentence (a sentence said again inside a longer claim is one claim
+          stored twice), when the words are the same or one claim says more: a heading above a restatement is
           no new subject. Quiet there: a task listed in two files (a plan and its progress), one frame
           of two things ("the builder backend" / "the aggregator backend"), two claims each naming its
           own entity, two claims opening with a verb under two entities (each subject is its entity;

@@ -189,7 +189,7 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     commands directly rather than just suggest them" under "Workflow", "**Always execute
     commands directly rather than just suggest them**" under "User Preferences"), or in another
     file (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
-    context). The per-entity pass compares one entity's claims within one file; a heading above
+    context), as a whole or one sentence of it inside a longer claim. The per-entity pass compares one entity's claims within one file; a heading above
     a restatement is no new subject. Left alone: a task listed in two files (a memory bank's
     next steps and its progress list one plan by design; a status told apart is the status
     layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
@@ -264,7 +264,10 @@ def _units(fact: Fact, whole: bool = False) -> list[_Unit]:
         return []
     if _too_short(fact):
         return []
-    return [_Unit(fact, *parts) for parts in _sentence_words(fact.body, whole)]
+    parts = _sentence_words(fact.body, whole)
+    if whole:  # the whole claim, and each of its sentences said again inside a longer claim
+        parts += tuple(p for p in _sentence_words(fact.body) if p not in parts)
+    return [_Unit(fact, *part) for part in parts]
 
 
 def _too_short(fact: Fact) -> bool:
