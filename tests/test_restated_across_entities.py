@@ -3,8 +3,8 @@ limit is 25 tool calls per session" under "Tool Usage Limits" and "Default tool 
 per session" under "Configuration". A heading above a restatement is no new subject. Quiet: a
 task listed in two files (a plan and its progress), two claims each naming its own subject, one
 frame of two things ("the builder backend" / "the aggregator backend"), a predicate of each
-entity, two graph nodes or records (their entity is their subject), two graph nodes that share
-one sentence, and a log reporting a result again. A focused run (the hook's) reports what a full run does."""
+entity, two records (their entity is their subject), two graph nodes whose observations open
+with a participle (each said of its node), and a log reporting a result again. A focused run (the hook's) reports what a full run does."""
 
 from __future__ import annotations
 
@@ -57,6 +57,24 @@ def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Pat
     assert found[0]["related"], found[0]
 
 
+GRAPH_PAIRS = [
+    PAIRS[0],
+    ("The nightly export job stores parquet files in the archive bucket",
+     "Parquet files are stored in the archive bucket by the nightly export job"),
+    ("Each service keeps its own database schema", "Each service now keeps its own database schema"),
+]
+
+
+@pytest.mark.parametrize("pair", GRAPH_PAIRS)
+def test_one_claim_on_two_graph_nodes_is_a_near_duplicate(tmp_path: Path, pair: tuple[str, str]) -> None:
+    """Two nodes of one graph are two headings of one store: the same claim in the same words,
+    reordered, is stored twice."""
+    write(tmp_path / "memory.jsonl", graph(("Tool Usage Limits", [pair[0], "Counted per agent run"]),
+                                           ("Configuration", ["Read at start-up", pair[1]])))
+    found = restated(tmp_path)
+    assert len(found) == 1, found
+
+
 @pytest.mark.parametrize("files", [
     {"memory-bank/activeContext.md": "# Active\n\n## Next Steps\n- [ ] Add retry mechanisms for the rate-limited API calls\n",  # a plan
      "memory-bank/progress.md": "# Progress\n\n## Left\n- [ ] Retry mechanism for rate-limited API calls added\n"},
@@ -64,8 +82,10 @@ def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Pat
                  "## coupon-etl\n- the aggregator backend times out after 30s under heavy load\n"},
     {"memory.jsonl": "".join(json.dumps({"entity": who, "claim": "prefers VS Code over Cursor for remote editing work"}) + "\n"
                              for who in ("Cyrus Guerra", "Ulf Ortiz"))},  # a record's entity is its subject
-    {"memory.jsonl": graph(("Tool Usage Limits", [PAIRS[0][0]]),  # two graph nodes: each its own subject
-                           ("Configuration", [PAIRS[0][1]]))},
+    {"memory.jsonl": graph(("fetchHistory", ["Updated to return every workout with its exercises and sets"]),  # participles
+                           ("updateNotes", ["Updated to return each workout with its exercises and its sets"]))},
+    {"memory.jsonl": graph(("HistoryItem", ["Self-contained component with its own translation files"]),  # a description
+                           ("HistoryComment", ["A self-contained component that has its own translations"]))},  # each fits
     {"memory.jsonl": graph(("Yeosu plant", ["Yeosu samples every item: BOD, TOC, SS, phenols, hexane"]),  # each its own subject
                            ("Yulchon plant", ["Yulchon samples every item: BOD, TOC, SS, phenols, hexane"]))},
     {"memory.jsonl": graph(("Knowledge Graph", ["Provides persistent memory across sessions and interactions"]),  # predicates

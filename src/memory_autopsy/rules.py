@@ -74,7 +74,9 @@ RULES: tuple[Rule, ...] = (
           of two things ("the builder backend" / "the aggregator backend"), two claims each naming its
           own entity, two claims opening with a verb under two entities (each subject is its entity;
           one restated as a field, "Uses TanStack Query" / "**Data Fetching:** TanStack Query", is one
-          claim; "use" is no content word), two graph nodes or two records (their entity is their subject), and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
+          claim; "use" is no content word), two records (their entity is their subject), two observations of two graph nodes
+          opening with a participle ("Located in src/x.ts", said of each node) or sharing less than 0.9
+          of their words (a description each node fits), and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
           (that is a change of value); a restatement may add a count the other leaves out. With the
           static embedding model, layer 3 also reports a restatement in words of its own anywhere in the
           store, at severity review (docs/embed.md).""",

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote, touches_changed
-from memory_autopsy.model import NAMED_SHAPES, Fact, Fidelity, Finding
+from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem, trigrams
 
 THRESHOLD = 0.91
@@ -165,6 +165,7 @@ def _near_in_entity(ctx: Context, facts: Sequence[Fact]) -> Iterator[Finding]:
 
 
 RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other words
+NODES_RESTATED = 0.9  # the same, for two graph nodes: a node's description fits its siblings too
 MIN_RESTATED_WORDS = 5
 MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
 # Words no restatement keeps: auxiliaries, and "use", which a stack claim says or leaves to a
@@ -194,9 +195,13 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     next steps and its progress list one plan by design; a status told apart is the status
     layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
     cluster": each subject is its entity; one predicate restated as a field, "Uses TanStack Query
-    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two graph nodes or
-    records (a name the store gave is a subject), two claims each naming its own entity, and a
-    result a log reports again on another day."""
+    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two records (a name
+    the store gave is a subject), two observations of two graph nodes opening with a participle
+    ("Located in src/x.ts": each said of its node, as a verb's is) or sharing less than
+    NODES_RESTATED of their words (a description each node fits), two claims each naming its
+    own entity, and a result a log reports again on another day. Two graph nodes otherwise hold
+    one claim twice as two headings do ("Default limit is 25 tool calls per session" on "Tool
+    Usage Limits" and "Default tool call limit is 25 per session" on "Configuration")."""
     files = ctx.settings.focus
     by_store: dict[str, list[Fact]] = {}
     store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file
@@ -353,8 +358,12 @@ def _apart(a: _Unit, b: _Unit) -> bool:
         return False
     if not one and _predicate(a.fact.body or a.fact.claim) and _predicate(b.fact.body or b.fact.claim):
         return False  # "Provides persistent memory" of two subjects
-    if not one and (a.fact.shape in NAMED_SHAPES and b.fact.shape in NAMED_SHAPES or "json" in (a.fact.shape, b.fact.shape)):
-        return False  # a graph node's or a record's entity is its subject: "prefers VS Code" of two people
+    if not one and "json" in (a.fact.shape, b.fact.shape):
+        return False  # a record's entity is its subject: "prefers VS Code" of two people
+    if not one and a.fact.shape == b.fact.shape == "graph" and (
+            _described(a.fact) or _described(b.fact) or len(a.words & b.words) < NODES_RESTATED * len(a.words | b.words)):
+        return False  # "Located in src/x.ts" said of each node; "Self-contained component with its
+        # own translation files" / "… with its own translations": a description each node fits
     return not _own_subjects(a, b)
 
 
@@ -459,6 +468,13 @@ def _repeated_event(a: Fact, b: Fact) -> bool:
 
 
 _ADVERBS = frozenset({"now", "also", "still", "then", "always", "never"})
+
+
+def _described(fact: Fact) -> bool:
+    """An observation that opens with a participle ("Located in src/x.ts", "Updated to use the
+    Alert component"): a predicate whose subject is the node it is stored on, as a verb's is."""
+    word = (fact.body or fact.claim).lstrip(" -*_").split(" ", 1)[0].casefold()
+    return len(word) > 4 and word.isalpha() and word.endswith("ed")
 
 
 def _predicate(claim: str) -> bool:
