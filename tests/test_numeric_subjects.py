@@ -44,3 +44,36 @@ def test_two_subjects_are_two_quantities_and_one_subject_still_drifts(tmp_path: 
 def test_the_cases_cover_both_sides() -> None:
     found = cases()
     assert sum(not c[3] for c in found) >= 24 and sum(c[3] for c in found) >= 18
+
+
+# Labels: one label holding the other's words names one subject ("Overall: 100% complete" /
+# "**Overall Progress**: 95% complete"); two labels of their own are two subjects.
+LABEL_ONE = [("Overall", "**Overall Progress**"), ("Backend", "Backend status"), ("Auth module", "The auth module")]
+LABEL_APART = [("Frontend", "Backend"), ("Web app", "Mobile app"), ("Overall", "Auth module")]
+LABEL_VALUES = [("{n}% complete", 100, 95), ("{n} tests passing", 145, 120)]
+LABEL_SHAPES = {
+    "two headings of a file": lambda a, b: {"progress.md": f"# Progress\n\n## Overview\n{a}\n\n## Summary\n{b}\n"},
+    "two files of a memory bank": lambda a, b: {"progress.md": f"# Progress\n\n- {a}\n",
+                                                "activeContext.md": f"# Active Context\n\n- {b}\n"},
+}
+
+
+def label_cases() -> list[tuple[str, str, str, bool]]:
+    """(shape, first statement, second statement, whether they are one quantity)."""
+    return [(shape, f"{a}: {v.format(n=first)}", f"{b}: {v.format(n=second)}", one)
+            for one, labels in ((True, LABEL_ONE), (False, LABEL_APART))
+            for a, b in labels for v, first, second in LABEL_VALUES for shape in LABEL_SHAPES]
+
+
+def test_one_label_holding_the_other_is_one_subject_and_two_labels_are_two(tmp_path: Path) -> None:
+    for n, (shape, first, second, _) in enumerate(label_cases()):
+        bank = tmp_path / f"case_{n}" / "memory-bank"
+        bank.mkdir(parents=True)
+        for name, text in LABEL_SHAPES[shape](first, second).items():
+            (bank / name).write_text(text, encoding="utf-8")
+    code, out, err = run_cli("scan", ".", "--json", "--fail-on", "never", "--no-grounding", cwd=tmp_path)
+    assert code == 0, err
+    drifted = {f["path"].split("/")[0] for f in json.loads(out)["findings"] if f["rule"] == "numeric_drift"}
+    wrong = [f"{first!r} / {second!r} ({shape}): {'missed' if one else 'flagged'}"
+             for n, (shape, first, second, one) in enumerate(label_cases()) if (f"case_{n}" in drifted) != one]
+    assert wrong == [], "\n".join(wrong)

@@ -196,7 +196,8 @@ RULES: tuple[Rule, ...] = (
           stated with numbers that disagree within one memory store, in one file or across files.
           The older statement is flagged and the newer one named. An undated statement that
           differs from its store's newest is flagged as unordered: no date says which is current,
-          so it is for review. Items of one list and counts under two labels are two quantities,
+          so it is for review. Items of one list and counts under two labels are two quantities
+          (a label holding the other's words, "Overall" / "Overall Progress", names one subject),
           and so are statements that each name a subject before the number, neither holding the
           other ("The project is 90% complete" / "The auth module is 100% complete"); a date or a
           session before the number names no subject. A count an event makes is its change

@@ -82,7 +82,8 @@ def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dic
 
 def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int, int]) -> bool:
     """Whether two undated statements can be of one quantity: not two items of one list or
-    table, and not counts under two labels ("Frontend: …" / "Backend: …")."""
+    table, and not counts under two labels ("Frontend: …" / "Backend: …"; "Overall: …" and
+    "Overall progress: …" label one subject)."""
     if fact.path == other.path:
         if not runs:
             runs.update(runs_of(ctx.active))
@@ -91,7 +92,14 @@ def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int
     if key[0] == "label":
         return True  # the label is the subject
     subjects = _SUBJECT.match(fact.claim), _SUBJECT.match(other.claim)
-    return not (subjects[0] and subjects[1] and subjects[0][1].casefold() != subjects[1][1].casefold())
+    if not (subjects[0] and subjects[1]):
+        return True
+    # "Overall: 100% complete" / "**Overall Progress**: 95% complete": one label holds the other
+    return not two_subjects(_label_words(subjects[0][1]), _label_words(subjects[1][1]))
+
+
+def _label_words(label: str) -> frozenset[str]:
+    return frozenset(word for word in tokens(label) if word not in STOPWORDS)
 
 
 def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool:
