@@ -182,7 +182,9 @@ RULES: tuple[Rule, ...] = (
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
           (partial)") is no evidence it is done. A numbered unit of work inside a run of them is one
           task ("Phases 3-6 planned" against "## Phase 4 ✅ COMPLETE"; "Phases 0-12 complete
-          (Phase 11 deferred)" says nothing done of Phase 11). A field of a task's record ("Priority:
+          (Phase 11 deferred)" says nothing done of Phase 11); so are all units of a kind said done
+          ("All phases complete", "ALL 8 SPRINTS DONE": the first 8; "(0-10, 12-20; 11 deferred)": the
+          runs listed), unless under a condition ("once all phases are complete"). A field of a task's record ("Priority:
           High", "Branch: feature/x") takes the task's status and is no task of its own, and a
           heading that only names a kind of task ("### Tasks") is a category. Newer evidence wins: the older side is flagged;
           with no observation order the pending side is. The fix plan keeps the done copy of a

@@ -187,6 +187,7 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
     lexicon = ctx.lexicon
     search = _span_pattern(lexicon).search  # most claims name no unit: one search, no call
     runs = [span for fact in claims if search(fact.claim) for span in _spans(fact, lexicon)]
+    runs += [span for fact in claims if "ll " in fact.claim or "LL " in fact.claim for span in _all_done(fact, lexicon)]
     if not any(span.high > span.low for span in runs):
         return
     by_kind: dict[str, list[_Span]] = {}
@@ -218,6 +219,41 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
             if evidence is not None:  # the newest done run of the task's units
                 flagged.add(task.fact.order)
                 yield _finding(task.fact, evidence.fact, "range", pending=task.status)
+
+
+def _all_done(fact: Fact, lexicon: Lexicon) -> list[_Span]:
+    """"All phases complete", "ALL 8 SPRINTS DONE", "all the milestones are finished": every unit
+    of a kind done, a run of them all (of the first N, where N is counted). Where the claim lists
+    them ("ALL PHASES COMPLETE (0-10, 12-20; 11 deferred)") the runs it lists before any other
+    clause are the ones done; where it names them as units ("All 3 phases complete: Phase 6,
+    Phase 7, Phase 8") those runs say it already. Not under a condition or a negation ("once all
+    phases are complete", "not all phases done")."""
+    claim = fact.claim
+    match = _all_pattern(lexicon).search(claim)
+    if match is None or _CONDITION.search(claim, 0, match.start()) or _span_pattern(lexicon).search(claim):
+        return []
+    if lexicon.status_words.get(match.group(3).casefold()) != "done":
+        return []
+    kind = _unit_kind(match.group(2))
+    rest = _DATE.sub(" ", claim[match.end():])
+    if any(c.isdigit() for c in rest):  # the runs it lists, up to the next clause
+        listed = _LISTED.findall(_CLAUSE_AFTER.split(rest, maxsplit=1)[0])
+        return [_Span(fact, kind, int(low), int(high or low), "done")
+                for low, high in listed[:MAX_RUNS] if int(low) <= int(high or low) <= int(low) + MAX_SPAN]
+    count = int(match.group(1)) if match.group(1) else MAX_SPAN
+    return [_Span(fact, kind, 0, min(count, MAX_SPAN), "done")]
+
+
+_LISTED = lazyre.compile(r"(?<![\d.])(\d{1,3})(?:[ \t]*[-–][ \t]*(\d{1,3}))?(?![\d.])")
+_CLAUSE_AFTER = lazyre.compile(r"[;]|\b(?:deferred|pending|planned|skipped|except|but)\b", re.I)
+_CONDITION = lazyre.compile(r"\b(?:once|when|whenever|after|until|till|if|unless|before|not)\W+$", re.I)
+
+
+@lru_cache(maxsize=8)
+def _all_pattern(lexicon: Lexicon) -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    return re.compile(rf"\ball[ \t]+(?:the[ \t]+)?(?:(\d{{1,3}})[ \t]+)?({words})(?:s|es)[ \t]*(?:are[ \t]+|were[ \t]+|[:—–-][ \t]*)?"
+                      r"(complete|completed|done|finished|shipped)\b", re.I)
 
 
 def _disputed(task: _Span, done: _Span, told: dict[int, list[_Span]]) -> bool:
