@@ -26,18 +26,25 @@ def cases() -> list[tuple[str, str, bool, bool]]:
             for a, b in subjects for q, old, new in QUANTITIES for dated in DATED]
 
 
-def test_two_subjects_are_two_quantities_and_one_subject_still_drifts(tmp_path: Path) -> None:
-    for n, (older, newer, dated, _) in enumerate(cases()):
+def _drifted(tmp_path: Path, banks: list[dict[str, str]]) -> set[int]:
+    """The cases (one memory bank each, its files and texts) where one scan finds a drift."""
+    for n, files in enumerate(banks):
         bank = tmp_path / f"case_{n}" / "memory-bank"
         bank.mkdir(parents=True)
-        first, second = DATED[dated]
-        (bank / "progress.md").write_text(f"# Progress\n\n{first}- {older}\n", encoding="utf-8")
-        (bank / "activeContext.md").write_text(f"# Active Context\n\n{second}- {newer}\n", encoding="utf-8")
+        for name, text in files.items():
+            (bank / name).write_text(text, encoding="utf-8")
     code, out, err = run_cli("scan", ".", "--json", "--fail-on", "never", "--no-grounding", cwd=tmp_path)
     assert code == 0, err
-    drifted = {f["path"].split("/")[0] for f in json.loads(out)["findings"] if f["rule"] == "numeric_drift"}
+    return {int(f["path"].split("/")[0].removeprefix("case_")) for f in json.loads(out)["findings"]
+            if f["rule"] == "numeric_drift"}
+
+
+def test_two_subjects_are_two_quantities_and_one_subject_still_drifts(tmp_path: Path) -> None:
+    drifted = _drifted(tmp_path, [{"progress.md": f"# Progress\n\n{DATED[dated][0]}- {older}\n",
+                                   "activeContext.md": f"# Active Context\n\n{DATED[dated][1]}- {newer}\n"}
+                                  for older, newer, dated, _ in cases()])
     wrong = [f"{older!r} / {newer!r} ({'dated' if dated else 'undated'}): {'missed' if one else 'flagged'}"
-             for n, (older, newer, dated, one) in enumerate(cases()) if (f"case_{n}" in drifted) != one]
+             for n, (older, newer, dated, one) in enumerate(cases()) if (n in drifted) != one]
     assert wrong == [], "\n".join(wrong)
 
 
@@ -66,14 +73,7 @@ def label_cases() -> list[tuple[str, str, str, bool]]:
 
 
 def test_one_label_holding_the_other_is_one_subject_and_two_labels_are_two(tmp_path: Path) -> None:
-    for n, (shape, first, second, _) in enumerate(label_cases()):
-        bank = tmp_path / f"case_{n}" / "memory-bank"
-        bank.mkdir(parents=True)
-        for name, text in LABEL_SHAPES[shape](first, second).items():
-            (bank / name).write_text(text, encoding="utf-8")
-    code, out, err = run_cli("scan", ".", "--json", "--fail-on", "never", "--no-grounding", cwd=tmp_path)
-    assert code == 0, err
-    drifted = {f["path"].split("/")[0] for f in json.loads(out)["findings"] if f["rule"] == "numeric_drift"}
+    drifted = _drifted(tmp_path, [LABEL_SHAPES[shape](first, second) for shape, first, second, _ in label_cases()])
     wrong = [f"{first!r} / {second!r} ({shape}): {'missed' if one else 'flagged'}"
-             for n, (shape, first, second, one) in enumerate(label_cases()) if (f"case_{n}" in drifted) != one]
+             for n, (shape, first, second, one) in enumerate(label_cases()) if (n in drifted) != one]
     assert wrong == [], "\n".join(wrong)
