@@ -232,8 +232,6 @@ def _all_done(fact: Fact, lexicon: Lexicon) -> list[_Span]:
     match = _all_pattern(lexicon).search(claim)
     if match is None or _CONDITION.search(claim, 0, match.start()) or _span_pattern(lexicon).search(claim):
         return []
-    if lexicon.status_words.get(match.group(3).casefold()) != "done":
-        return []
     kind = _unit_kind(match.group(2))
     rest = _DATE.sub(" ", claim[match.end():])
     if any(c.isdigit() for c in rest):  # the runs it lists, up to the next clause
@@ -251,9 +249,10 @@ _CONDITION = lazyre.compile(r"\b(?:once|when|whenever|after|until|till|if|unless
 
 @lru_cache(maxsize=8)
 def _all_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    words = _unit_alternation(lexicon)
+    # the words of a unit's status done, each one the lexicon's ("complete", "shipped", …)
     return re.compile(rf"\ball[ \t]+(?:the[ \t]+)?(?:(\d{{1,3}})[ \t]+)?({words})(?:s|es)[ \t]*(?:are[ \t]+|were[ \t]+|[:—–-][ \t]*)?"
-                      r"(complete|completed|done|finished|shipped)\b", re.I)
+                      r"(?:complete|completed|done|finished|shipped)\b", re.I)
 
 
 def _disputed(task: _Span, done: _Span, told: dict[int, list[_Span]]) -> bool:
@@ -337,7 +336,7 @@ def _written_status(text: str, lexicon: Lexicon) -> str:
 
 @lru_cache(maxsize=8)
 def _span_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    words = _unit_alternation(lexicon)
     number = r"#?(\d{1,4})(?![.\d])"
     # Searched in every claim: the words grouped by their first letter (half the time of the flat list)
     return re.compile(
@@ -498,9 +497,14 @@ def _unit_stems(lexicon: Lexicon) -> frozenset[str]:
     return frozenset(_folded(stem(w)) for w in lexicon.unit_words)
 
 
+def _unit_alternation(lexicon: Lexicon) -> str:
+    """The unit words as one alternation, the longest first ("iteration" before "iter")."""
+    return "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+
+
 @lru_cache(maxsize=8)
 def _unit_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    words = _unit_alternation(lexicon)
     return re.compile(rf"(?:第[ \t]*)?({words})s?[ \t]*#?(\d+(?:\.\d+)*)(?![.\d]|[ \t]*[-–/][ \t]*\d)", re.I)
 
 
