@@ -190,10 +190,10 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     commands directly rather than just suggest them" under "Workflow", "**Always execute
     commands directly rather than just suggest them**" under "User Preferences"), or in another
     file (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
-    context), as a whole or one sentence of it inside a longer claim. The per-entity pass compares one entity's claims within one file; a heading above
-    a restatement is no new subject. Left alone: a task listed in two files (a memory bank's
-    next steps and its progress list one plan by design; a status told apart is the status
-    layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
+    context), as a whole or one sentence of it inside a longer claim. The per-entity pass
+    compares one entity's claims within one file; a heading above a restatement is no new
+    subject. Left alone: a task listed in two files (a memory bank's next steps and its progress
+    list one plan by design; a status told apart is the status layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
     cluster": each subject is its entity; one predicate restated as a field, "Uses TanStack Query
     for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two records (a name
     the store gave is a subject), two observations of two graph nodes opening with a participle
