@@ -63,7 +63,10 @@ _NOT_DONE = frozenset("""not never no t didn don doesn won wouldn shouldn isn wa
     begins began beginning begun""".split())
 _CLAUSE_BREAKS = frozenset(". ! , ; : ( ) and but because since while although though so then".split())
 # A word (dots only inside it: "7.2", "next.js"), or a mark that ends or splits a clause.
-_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_+#-]|\.(?=[a-z0-9]))*|[.!,;:?()]")
+# A word's letters: ASCII, and the accented Latin, Greek and Cyrillic letters of languages
+# written with spaces ("tâche" is one word, not "t" and "che"); ideographs are read elsewhere.
+_LETTER = "a-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
+_TOKEN = re.compile(rf"[{_LETTER}](?:[{_LETTER}_+#-]|\.(?=[{_LETTER}]))*|[.!,;:?()]")
 _FORMS = {form: lemma for lemma, forms in {**_RETRACTING, **_MOTION}.items() for form in forms.split()}
 
 

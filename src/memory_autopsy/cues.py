@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
-from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.lexicon import Lexicon, unspaced
 from memory_autopsy.normalize import holds_any
 from memory_autopsy.vocabulary import Vocabulary
 
@@ -202,7 +202,7 @@ def open_mark(claim: str, marks: tuple[str, ...]) -> str:
         start = text.find(mark)
         while start != -1:
             stop = start + len(mark)
-            whole = not mark.isascii() or not (_word_char(text, start - 1) or _word_char(text, stop))
+            whole = unspaced(mark) or not (_word_char(text, start - 1) or _word_char(text, stop))
             if whole and (text[max(0, start - 4):start].rstrip().endswith(("(", "（"))
                           or text[stop:stop + 4].lstrip().startswith((")", "）")) or stop >= end):
                 return mark

@@ -22,9 +22,9 @@ from memory_autopsy import lazyre
 from memory_autopsy.dates import by_first_letter
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.lexicon import Lexicon, unspaced
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import STOPWORDS, normalize_claim, stem, tokens
+from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, stem, tokens
 
 PENDING = frozenset({"pending", "in_progress", "blocked"})
 CONTAINED = 0.8  # share of the pending task's words found in the evidence
@@ -320,6 +320,11 @@ def _lead(before: str, lexicon: Lexicon) -> str | None:
 
 _CLAUSE_END = lazyre.compile(r"[,;]|\.(?:\s|$)")
 _WORD = lazyre.compile(r"[^\W_]+", re.UNICODE)
+# A word of another script, as its first letters: no stemmer of its language is at hand, and
+# "статистика" / "статистикой", "réalisé" / "réalisation" differ only in their endings.
+_PREFIX = 5
+_SPACED_WORD = lazyre.compile(r"[^\W_]+(?:\.[0-9]+)*")
+_UNSPACED_RUN = lazyre.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 
 
 def _written_status(text: str, lexicon: Lexicon) -> str:
@@ -363,21 +368,34 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     text = claim.lstrip(" \t*_")
     numbered = _NUMBERING.match(text)
     text = text[numbered.end():] if numbered else claim
-    found = tokens(_DATE.sub(" ", text) if "-" in text else text)  # "✅ [2025-12-15]": a date, no task word
+    text = _DATE.sub(" ", text) if "-" in text else text  # "✅ [2025-12-15]": a date, no task word
+    found = tokens(text) if text.isascii() else _spaced_words(text)
     phrases = _work_phrases(lexicon)
     for at, token in enumerate(found):
-        if token in STOPWORDS or token in _NOISE or token in lexicon.status_words:
+        if token in STOPWORDS or token in _NOISE or token in lexicon.status_words or token in lexicon.function_words:
             continue
         if phrases and ((token, found[at + 1] if at + 1 < len(found) else "") in phrases
                         or (found[at - 1] if at else "", token) in phrases):
             continue  # "set up": the doing of a task, where "set" alone may be a thing
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
-        words.add(stem(token))
+        words.add(_stem(token))
     words -= _status_stems(lexicon)
     words.update(_ideograph_words(claim, lexicon))
     # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
     return frozenset(_folded(w) for w in words) - _work_stems(lexicon)
+
+
+def _spaced_words(text: str) -> list[str]:
+    """The words of a line in any script written with spaces ("Экспорт отчётов", "réalisé"),
+    as tokens() reads ASCII. Runs of ideographs or kana are _ideograph_words' (and hiragana,
+    mostly particles and endings, names no task)."""
+    return _SPACED_WORD.findall(_UNSPACED_RUN.sub(" ", fold(text)))
+
+
+def _stem(word: str) -> str:
+    """An English stem, or a word of another script as its first _PREFIX letters."""
+    return stem(word) if word.isascii() else word[:_PREFIX]
 
 
 def _folded(word: str) -> str:
@@ -415,7 +433,7 @@ def _ideograph_words(claim: str, lexicon: Lexicon) -> set[str]:
 @lru_cache(maxsize=8)
 def _ideograph_status(lexicon: Lexicon) -> tuple[str, ...]:
     """The status words written without spaces, longest first."""
-    return tuple(sorted((w for w in lexicon.status_words if not w.isascii()), key=len, reverse=True))
+    return tuple(sorted((w for w in lexicon.status_words if unspaced(w)), key=len, reverse=True))
 
 
 _BOX = lazyre.compile(r"\[[ xX]?\][ \t]*")
@@ -510,12 +528,12 @@ def _unit_pattern(lexicon: Lexicon) -> re.Pattern[str]:
 
 @lru_cache(maxsize=8)
 def _status_stems(lexicon: Lexicon) -> frozenset[str]:
-    return frozenset(stem(w) for w in lexicon.status_words if " " not in w)
+    return frozenset(_stem(w) for w in lexicon.status_words if " " not in w)
 
 
 @lru_cache(maxsize=8)
 def _work_stems(lexicon: Lexicon) -> frozenset[str]:
-    return frozenset(_folded(stem(w)) for w in lexicon.work_verbs if " " not in w)
+    return frozenset(_folded(_stem(w)) for w in lexicon.work_verbs if " " not in w)
 
 
 @lru_cache(maxsize=8)

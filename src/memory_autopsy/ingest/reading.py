@@ -11,7 +11,7 @@ from typing import NamedTuple
 from memory_autopsy import lazyre
 from memory_autopsy.clauses import qualified
 from memory_autopsy.dates import find_dates, find_month, parse_date
-from memory_autopsy.lexicon import Lexicon
+from memory_autopsy.lexicon import Lexicon, unspaced
 
 # The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
 # between them cannot start a word.
@@ -48,6 +48,10 @@ _NAMES_IN_CAPITALS = frozenset({"testing", "open", "todo"})
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
 # A last word after one of these is what the line is for or about, not its status: "Vitest 3.1.4
 # for testing", "a fixture of the migration in progress", "logs during testing".
+_WORDS = lazyre.compile(r"[^\W_]+")
+_LABEL_WORDS = 3  # a label this short that ends in a status word gives it: "Tâche terminée : …"
+# … unless the word names a kind of work there: "Unit testing: …", "Getting started: …"
+_LABEL_NAMES = frozenset({"testing", "started", "next", "open", "todo", "backlog"})
 _OBJECT_OF = frozenset("for of during with via by before after about into through without under".split())
 
 
@@ -77,7 +81,10 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
     if label:
         key = label.group(1).strip().casefold()
         words = key.split()
-        for candidate in (key, words[0] if words else ""):  # "Completed Task: …"
+        # "Completed Task: …", and "Task completed: …" (what comes before it is not said of it)
+        last = words[-1] if 2 <= len(words) <= _LABEL_WORDS and words[-1] not in _LABEL_NAMES \
+            and not _denied(" ".join(words[:-1]), lexicon) else ""
+        for candidate in (key, words[0] if words else "", last):
             if candidate in statuses:
                 return statuses[candidate]
         if key in lexicon.status_columns or (not key.isascii() and key.endswith(_words_of(lexicon).columns)):
@@ -93,7 +100,7 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
     if leading:
         return leading
     words = text.rstrip(" .!*_").rsplit(None, 1)
-    if (len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3 and not qualified(words[0])
+    if (len(words) == 2 and words[1].casefold() in statuses and len(text.split()) >= 3 and not _denied(words[0], lexicon)
             and words[0].rsplit(None, 1)[-1].casefold() not in _OBJECT_OF):
         return statuses[words[1].casefold()]  # "Phase 4 implementation complete", not "… is not complete"
     if plain and lexicon.done_copulas:
@@ -106,6 +113,12 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             if last in statuses:
                 return statuses[last]
     return _shouted_status(text, statuses)
+
+
+def _denied(text: str, lexicon: Lexicon) -> bool:
+    """A negation, plan, wish or condition before a status word ("not", "nicht", "не"): the
+    status is not asserted."""
+    return qualified(text) or bool(lexicon.negations) and not lexicon.negations.isdisjoint(_WORDS.findall(text.casefold()))
 
 
 def _shouted_status(text: str, statuses: Mapping[str, str]) -> str:
@@ -177,10 +190,10 @@ class _Words(NamedTuple):
 @lru_cache(maxsize=8)
 def _words_of(lexicon: Lexicon) -> _Words:
     return _Words(
-        cjk=tuple((w, s) for w, s in lexicon.status_words.items() if not w.isascii()),
+        cjk=tuple((w, s) for w, s in lexicon.status_words.items() if unspaced(w)),
         markers=tuple((m, s) for m, s in lexicon.status_markers.items() if m.isascii()),
         all_markers=tuple(lexicon.status_markers.items()),
-        columns=tuple(c for c in lexicon.status_columns if not c.isascii()),
+        columns=tuple(c for c in lexicon.status_columns if unspaced(c)),
     )
 
 
@@ -301,7 +314,7 @@ def _lead_kind(key: str, lexicon: Lexicon) -> str | None:
             return lexicon.section_leads[lead]
     if text and not text[0].isascii():
         return next((status for lead, status in lexicon.section_leads.items()
-                     if not lead.isascii() and text.startswith(lead) and len(text) > len(lead)), None)
+                     if unspaced(lead) and text.startswith(lead) and len(text) > len(lead)), None)
     return None
 
 

@@ -11,8 +11,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from memory_autopsy import lazyre
+
 STATUSES = ("done", "pending", "in_progress", "blocked")
-LANGUAGES = ("en", "ja", "zh")
+LANGUAGES = ("en", "ja", "zh", "ko", "de", "fr", "es", "pt", "ru", "vi")
+# Chinese and Japanese write no spaces between words, and Korean glues its endings to a word
+# ("완료됨"): their words are found as letters, those of every other script as whole words.
+_UNSPACED = lazyre.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]")
+
+
+def unspaced(word: str) -> bool:
+    """Whether a lexicon word is written without spaces around it: matched inside a run of
+    letters ("书架页面交互功能完善完成"), where "terminé" is matched only as a word of its own."""
+    return _UNSPACED.search(word) is not None
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +55,10 @@ class Lexicon:
     transition_hedges: tuple[str, ...] = ()  # "计划", "予定": a retraction only planned or asked
     state_verbs: tuple[str, ...] = ()  # "使用", "採用": a name stated as what is used
     state_negations: tuple[str, ...] = ()  # "不", "ない": a claim in ideographs that denies its verb
+    # "der", "les", "для": the words of other languages no task is named by (English's are
+    # normalize.STOPWORDS)
+    function_words: frozenset[str] = frozenset()
+    negations: frozenset[str] = frozenset()  # "nicht", "не": a status word after one is denied
 
     def extended(
         self,
@@ -110,4 +125,6 @@ def default_lexicon() -> Lexicon:
         transition_hedges=tuple(merged.get("transition_hedges", ())),
         state_verbs=tuple(merged.get("state_verbs", ())),
         state_negations=tuple(merged.get("state_negations", ())),
+        function_words=folded("function_words"),
+        negations=folded("negations"),
     )
