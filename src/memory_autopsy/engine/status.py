@@ -22,7 +22,7 @@ from memory_autopsy import lazyre
 from memory_autopsy.dates import by_first_letter
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.lexicon import Lexicon, unspaced
+from memory_autopsy.lexicon import IDEOGRAPHS_AND_KANA, Lexicon, unspaced
 from memory_autopsy.model import Fact, Finding
 from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, stem, tokens
 
@@ -324,7 +324,7 @@ _WORD = lazyre.compile(r"[^\W_]+", re.UNICODE)
 # "статистика" / "статистикой", "réalisé" / "réalisation" differ only in their endings.
 _PREFIX = 5
 _SPACED_WORD = lazyre.compile(r"[^\W_]+(?:\.[0-9]+)*")
-_UNSPACED_RUN = lazyre.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
+_UNSPACED_RUN = lazyre.compile(f"[{IDEOGRAPHS_AND_KANA}]+")
 
 
 def _written_status(text: str, lexicon: Lexicon) -> str:

@@ -46,12 +46,12 @@ _SHOUTED = lazyre.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+(?:[ \t][A-Z][A-Z'’-
 # Status words that in capitals are as often a name: "E2E TESTING", "OPEN", "TODO comments".
 _NAMES_IN_CAPITALS = frozenset({"testing", "open", "todo"})
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
-# A last word after one of these is what the line is for or about, not its status: "Vitest 3.1.4
-# for testing", "a fixture of the migration in progress", "logs during testing".
 _WORDS = lazyre.compile(r"[^\W_]+")
 _LABEL_WORDS = 3  # a label this short that ends in a status word gives it: "Tâche terminée : …"
 # … unless the word names a kind of work there: "Unit testing: …", "Getting started: …"
 _LABEL_NAMES = frozenset({"testing", "started", "next", "open", "todo", "backlog"})
+# A last word after one of these is what the line is for or about, not its status: "Vitest 3.1.4
+# for testing", "a fixture of the migration in progress", "logs during testing".
 _OBJECT_OF = frozenset("for of during with via by before after about into through without under".split())
 
 

@@ -17,7 +17,8 @@ STATUSES = ("done", "pending", "in_progress", "blocked")
 LANGUAGES = ("en", "ja", "zh", "ko", "de", "fr", "es", "pt", "ru", "vi")
 # Chinese and Japanese write no spaces between words, and Korean glues its endings to a word
 # ("완료됨"): their words are found as letters, those of every other script as whole words.
-_UNSPACED = lazyre.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]")
+IDEOGRAPHS_AND_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # a character class's
+_UNSPACED = lazyre.compile(f"[{IDEOGRAPHS_AND_KANA}\uac00-\ud7af]")  # … and Hangul
 
 
 def unspaced(word: str) -> bool:
