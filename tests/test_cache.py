@@ -218,7 +218,7 @@ def test_an_entry_cannot_stand_in_for_another_file(tmp_path: Path) -> None:
 
 def test_the_lexicon_is_part_of_the_key(tmp_path: Path) -> None:
     base = ParseCache(tmp_path, default_lexicon())
-    other = ParseCache(tmp_path, default_lexicon().extended(status_words={"done": ["erledigt"]}))
+    other = ParseCache(tmp_path, default_lexicon().extended(status_words={"done": ["abgehakt"]}))
     assert base.key("m.md", b"x") != other.key("m.md", b"x")
 
 
