@@ -48,11 +48,16 @@ def restated(root: Path) -> list[dict[str, Any]]:
     return [f for f in findings_of(root, "near_duplicate") if "in other words" in f["message"]]
 
 
+def restated_in(root: Path, shape: str, pair: tuple[str, str]) -> list[dict[str, Any]]:
+    """The restatements found in the pair written in that shape."""
+    for name, text in SHAPES[shape](*pair).items():
+        write(root / name, text)
+    return restated(root)
+
+
 @pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, PAIRS)))
 def test_a_claim_restated_under_another_entity_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
-    for name, text in SHAPES[shape](*pair).items():
-        write(tmp_path / name, text)
-    found = restated(tmp_path)
+    found = restated_in(tmp_path, shape, pair)
     assert len(found) == 1, found
     assert found[0]["related"], found[0]
 
@@ -137,9 +142,7 @@ PREDICATE_PAIRS = [
 
 @pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, PREDICATE_PAIRS)))
 def test_a_predicate_restated_as_a_field_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
-    for name, text in SHAPES[shape](*pair).items():
-        write(tmp_path / name, text)
-    found = restated(tmp_path)
+    found = restated_in(tmp_path, shape, pair)
     assert len(found) == 1, found
 
 
@@ -150,6 +153,4 @@ def test_a_predicate_restated_as_a_field_is_a_near_duplicate(tmp_path: Path, sha
 def test_predicates_of_two_sections_and_a_field_of_another_subject_are_no_restatement(
     tmp_path: Path, shape: str, pair: tuple[str, str],
 ) -> None:
-    for name, text in SHAPES[shape](*pair).items():
-        write(tmp_path / name, text)
-    assert restated(tmp_path) == []
+    assert restated_in(tmp_path, shape, pair) == []
