@@ -186,22 +186,22 @@ class _Unit(NamedTuple):
 
 
 def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
-    """A claim restated in other words elsewhere in its store: under another heading ("Execute
-    commands directly rather than just suggest them" under "Workflow", "**Always execute
-    commands directly rather than just suggest them**" under "User Preferences"), or in another
-    file (a rule in CLAUDE.md and again in a rules file, a stack in the brief and in the tech
-    context), as a whole or one sentence of it inside a longer claim. The per-entity pass
-    compares one entity's claims within one file; a heading above a restatement is no new
-    subject. Left alone: a task listed in two files (a memory bank's next steps and its progress
-    list one plan by design; a status told apart is the status layer's), two predicates of two entities ("Provides persistent memory", "Runs on the shared
-    cluster": each subject is its entity; one predicate restated as a field, "Uses TanStack Query
-    for data fetching" / "**Data Fetching:** TanStack Query", is one claim), two records (a name
-    the store gave is a subject), two observations of two graph nodes opening with a participle
-    ("Located in src/x.ts": each said of its node, as a verb's is) or sharing less than
-    NODES_RESTATED of their words (a description each node fits), two claims each naming its
-    own entity, and a result a log reports again on another day. Two graph nodes otherwise hold
-    one claim twice as two headings do ("Default limit is 25 tool calls per session" on "Tool
-    Usage Limits" and "Default tool call limit is 25 per session" on "Configuration")."""
+    """A claim restated in other words elsewhere in its store: under another heading ("Execute commands
+    directly rather than just suggest them" under "Workflow", "**Always execute commands directly
+    rather than just suggest them**" under "User Preferences"), or in another file (a rule in
+    CLAUDE.md and again in a rules file, a stack in the brief and in the tech context), as a whole
+    or one sentence of it inside a longer claim. The per-entity pass compares one entity's claims
+    within one file; a heading above a restatement is no new subject. Left alone: a task listed in
+    two files (a memory bank's next steps and its progress list one plan by design; a status told
+    apart is the status layer's), two predicates of two entities ("Provides persistent memory",
+    "Runs on the shared cluster": each subject is its entity; one predicate restated as a field,
+    "Uses TanStack Query for data fetching" / "**Data Fetching:** TanStack Query", is one claim),
+    two records (a name the store gave is a subject), two observations of two graph nodes opening
+    with a participle ("Located in src/x.ts": each said of its node, as a verb's is) or sharing less
+    than NODES_RESTATED of their words (a description each node fits), two claims each naming its
+    own entity, and a result a log reports again on another day. Two graph nodes otherwise hold one
+    claim twice as two headings do ("Default limit is 25 tool calls per session" on "Tool Usage
+    Limits" and "Default tool call limit is 25 per session" on "Configuration")."""
     files = ctx.settings.focus
     by_store: dict[str, list[Fact]] = {}
     store_of: dict[str, list[Fact]] = {}  # a file's store's list, looked up once per file
