@@ -29,7 +29,8 @@ class Dialect(NamedTuple):
 DIALECTS: tuple[Dialect, ...] = (
     Dialect("claude-code", "Claude Code", "markdown",
             "`CLAUDE.md`, `.claude/**/memory/MEMORY.md` and topic files",
-            "front matter (`name`, `description`, `type`); index link lines are references, not facts",
+            "front matter (`name`, `description`, `type`); index link lines are references, not facts;"
+            " a summary (an index line's, a `description`) gives a status the status layer reads",
             ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/MEMORY.md", "**/.claude/**/memory/**")),
     Dialect("memory-bank", "Cline / Roo memory bank", "markdown",
             "`memory-bank/*.md` (`activeContext`, `progress`, `decisionLog`, …)",

@@ -419,6 +419,7 @@ def _markdown_in_parts(source: Source, vocabulary: Vocabulary, words: Lexicon, j
     del text
     meta, start = read_front_matter(lines)
     parser = Parser(source.path, meta, Path(source.path).stem, words)
+    parser.describe(lines, start)
     initial = parser.file_date
     found = cuts(lines, [start + bound for bound in _runs(len(lines) - start, jobs, PARSE_SHARE)[1:-1]], words)
     if not found:

@@ -41,6 +41,11 @@ from memory_autopsy.model import HEADING_KIND, Declaration, Fidelity, Problem
 
 # Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
 # position of a long line.
+# An index line: its link's text, and what leads its summary after the link ("** — ", ": ")
+_LINK_TEXT = lazyre.compile(r"\[\[?([^\]]{1,200})\]")
+_SUMMARY_LEAD = lazyre.compile(r"^[\s*]*(?:[—–:-]+\s*)?")
+_CLAUSES = lazyre.compile(r"[;,]\s")
+MIN_SUMMARY_WORDS = 2
 _REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
 _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
@@ -111,6 +116,7 @@ def parse_markdown(
     lines = text.splitlines()
     meta, start = read_front_matter(lines, front_matter)
     parser = Parser(path, meta, default_entity, lexicon or default_lexicon())
+    parser.describe(lines, start)
     for block in iter_blocks(lines, start):
         parser.block(block)
     return parser.finish()
@@ -289,6 +295,31 @@ class Parser:
         draft.kind, draft.status = HEADING_KIND, status
         return self.pending[-1]
 
+    def describe(self, lines: list[str], start: int) -> None:
+        """The front matter's `description` (`lines[1:start]` hold it) is a summary of the file."""
+        description = scalar(self.given[1], "description")
+        if not isinstance(description, str):
+            return
+        for index in range(1, start):
+            if lines[index].startswith("description:"):
+                self._summary(Block("line", description, index + 1, index + 1), description)
+                return
+
+    def _summary(self, block: Block, text: str, title: str = "") -> None:
+        """A summary of a memory file, an index line's ("- [Invoice export](invoice_export.md) —
+        CSV export of monthly invoices (DONE)") or its front matter's description, says what the
+        file holds. The status it gives is the status layer's, as a heading's is (a claim of
+        kind `heading`, titled by the link's text), and nothing else reads it: an index that
+        repeats its files' descriptions is no copy. A summary whose clauses give several
+        statuses ("Phase 1+2 done, Phase 3 open") gives the whole none."""
+        summary = strip_emphasis(_SUMMARY_LEAD.sub("", text))
+        if len(summary.split()) < MIN_SUMMARY_WORDS:
+            return
+        status = status_of(summary, self.lexicon)
+        if status and {status_of(part, self.lexicon) for part in _CLAUSES.split(summary)} - {"", status}:
+            status = ""
+        self._title_claim(block, f"{title} — {summary}" if title else summary, status if status in _STATUSES else "")
+
     def _status_line(self, block: Block, body: str) -> None:
         """A line of a section that only states a status under a status label ("**Status:** ✅
         COMPLETE", "**状態**: ✅ Completed (2026-01-01)" under "### Phase 3: AI Implementation")
@@ -383,8 +414,10 @@ class Parser:
         if dated is not None:
             self._date_line(dated)
             return
-        if block.kind == "item" and _REFERENCE.match(block.text):
+        if block.kind == "item" and (link := _REFERENCE.match(block.text)):
             self.result.references.append((block.line, block.text))
+            title = _LINK_TEXT.search(link.group())
+            self._summary(block, block.text[link.end():], title.group(1).strip() if title else "")
             return
         self._status_line(block, body)
         if block.check is not None:
