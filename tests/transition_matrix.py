@@ -24,7 +24,8 @@ ACTIVE = (
     "left {x} for {y}", "ditched {x} for {y}", "phased out {x}", "removed {x}", "deprecated {x}",
     "decommissioned {x}", "swapped {x} for {y}", "swapped out {x} for {y}", "got rid of {x}",
     "abandoned {x}", "moved away from {x} to {y}", "transitioned from {x} to {y}",
-    "renamed {x} to {y}", "renamed from {x} to {y}",
+    "renamed {x} to {y}", "renamed from {x} to {y}", "deleted {x}", "discontinued {x}",
+    "uninstalled {x}", "purged {x}", "swapped {x} out for {y}", "ripped {x} out",
 )
 SUBJECTS = ("We {v}", "{s} {v}")
 SUBJECT_ONLY = ("{s} no longer uses {x}", "{s} no longer relies on {x}", "{s} stopped relying on {x}")
@@ -34,6 +35,12 @@ PASSIVE = (
     "{x} has been phased out", "{x} is no longer used", "{x} was decommissioned",
     "{x} got replaced with {y}", "{x} was swapped out for {y}", "{x} was renamed to {y}",
     "{s} was renamed from {x} to {y}", "{y} (formerly {x}) holds it now", "{y}, previously known as {x}, holds it now",
+    # a participle with no "be" after what it retracts, "gone", the new thing as the subject
+    "{x} removed", "{x} removed from the stack", "{x} deprecated in favor of {y}", "{x} dropped in favour of {y}",
+    "{x} is gone", "{y} supersedes {x}", "{y} replaces {x}",
+    # what the subject was before, no more, and a label with an arrow to the new thing
+    "{s} switched to {y} (was {x})", "{s} runs on {y} (previously {x})", "No more {x}",
+    "Replaced: {x} \u2192 {y}", "Deprecated: {x} -> {y}",
 )
 # How the retracted object is written in the newer note, and what follows the note
 OBJECTS = (("{x}", ""), ("the {x} instance", ""), ("{x}", ", because it kept losing jobs"))
@@ -52,6 +59,10 @@ SILENT = (
     "We leave {x} in place", "We left {x} as is", "The fix leaves {x}, or the fallback queue, untouched",
     "We renamed Memcached to {x}", "We plan to rename {x} to {y}", "{y} (formerly Memcached) holds it now",
     "We did not rename {x}",
+    "No more than two {x} connections per worker", "Old logs deleted from {x} nightly",
+    "Memcached is gone", "We switched the cache to {x} (was Memcached)", "{x} supersedes Memcached",
+    "Cleanup runs when {x} jobs are deleted", "Once {x} is removed, drop the adapter", "Is {x} gone?",
+    "We plan to swap {x} out for {y}",
 )
 
 

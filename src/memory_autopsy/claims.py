@@ -137,6 +137,8 @@ def find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
 @lru_cache(maxsize=262144)
 def _find_transition(body: str, vocabulary: Vocabulary) -> Transition | None:
     folded = fold(body)
+    if "\u2192" in folded:  # "Replaced: Redis → pg-boss": the arrow is one the clause reader reads
+        folded = folded.replace("\u2192", " -> ")
     if folded.isascii():  # the clause reader decides where it finds a retracting verb
         read = read_retraction(folded)
         if read is not None:

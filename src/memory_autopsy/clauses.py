@@ -33,6 +33,10 @@ _RETRACTING = {
     "scrap": "scrap scraps scrapped scrapping",
     "rip": "rip rips ripped ripping",
     "supersede": "supersede supersedes superseded superseding",
+    "delete": "delete deletes deleted deleting",
+    "discontinue": "discontinue discontinues discontinued discontinuing",
+    "uninstall": "uninstall uninstalls uninstalled uninstalling",
+    "purge": "purge purges purged purging",
     "rename": "rename renames renamed renaming",  # the old name is gone: "renamed X to Y"
     "phase": "phase phases phased phasing",  # with "out" only
     "shut": "shut shuts shutting",  # with "down" only
@@ -58,15 +62,15 @@ _NAMED = frozenset("known as called named".split())  # "formerly known as X": th
 _NOT_DONE = frozenset("""not never no t didn don doesn won wouldn shouldn isn wasn aren weren hasn haven
     plan plans planning planned going want wants wanted will would should could might may must
     need needs consider considers considering considered evaluate evaluating propose proposes
-    proposed proposal maybe perhaps possibly if whether unless until next todo tbd try tries
+    proposed proposal maybe perhaps possibly if when once whether unless until next todo tbd try tries
     trying tried attempt attempts attempting attempted start starts started starting begin
     begins began beginning begun""".split())
-_CLAUSE_BREAKS = frozenset(". ! , ; : ( ) and but because since while although though so then".split())
+_CLAUSE_BREAKS = frozenset(". ! , ; : ( ) -> and but because since while although though so then".split())
 # A word (dots only inside it: "7.2", "next.js"), or a mark that ends or splits a clause.
 # A word's letters: ASCII, and the accented Latin, Greek and Cyrillic letters of languages
 # written with spaces ("tâche" is one word, not "t" and "che"); ideographs are read elsewhere.
 _LETTER = "a-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
-_TOKEN = re.compile(rf"[{_LETTER}](?:[{_LETTER}_+#-]|\.(?=[{_LETTER}]))*|[.!,;:?()]")
+_TOKEN = re.compile(rf"[{_LETTER}](?:[{_LETTER}_+#-]|\.(?=[{_LETTER}]))*|->|[.!,;:?()]")
 _FORMS = {form: lemma for lemma, forms in {**_RETRACTING, **_MOTION}.items() for form in forms.split()}
 
 
@@ -103,8 +107,8 @@ def read_retraction(folded: str) -> Read | None:
             return Read(trigger, tuple(_before(words, start)), True)
         if _FORMS.get(words[at]) == "leave" and _kept(words, end):
             return Read(None, (), False)  # "left X alone": kept as it is
-        subject = _before(words, start) + _moved(words, at, end)
-        return Read(trigger, tuple(words[end:]), False, tuple(w for w in subject if w not in _NOT_SUBJECT))
+        subject = _subject(words, at, start, end)
+        return Read(trigger, tuple(_object(words, end)), False, tuple(w for w in subject if w not in _NOT_SUBJECT))
     return None
 
 
@@ -116,6 +120,37 @@ _NOT_SUBJECT = frozenset("""we i you they he she it our my their its the a an th
 # What "leave X …" ends with when X stays: "left X alone", "leaving X intact", "leave X in place".
 _KEPT = frozenset("alone intact unchanged untouched place".split())
 _KEPT_REACH = 12  # words of the object the idiom may close, an aside in commas included
+
+
+def _object(words: list[str], end: int) -> list[str]:
+    """What a verb retracts, after it: up to an arrow ("Replaced: X -> Y"), past a colon that
+    labels it, and without the particle that follows it ("swapped X out for Y")."""
+    start = end + (words[end : end + 1] == [":"])
+    stop = next((i for i in range(start, len(words)) if words[i] in _AFTER_OBJECT), len(words))
+    return words[start:stop]
+
+
+def _subject(words: list[str], at: int, start: int, end: int) -> list[str]:
+    """What did the leaving, when the clause names it ("the billing service moved off X",
+    "moved the queue off X"). None where the subject is what replaces the object ("Y
+    supersedes X", "Y replaces X") or where a form of "was" recalls the object ("switched to Y
+    (was X)")."""
+    word = words[at]
+    if word in _REPLACING or word in _RECALLING:
+        return []
+    return _before(words, start) + _moved(words, at, end)
+
+
+# A word that ends what a verb retracts: an arrow to what replaced it, or a particle after it.
+_AFTER_OBJECT = frozenset({"->", "out", "down"})
+# Forms whose subject is what replaced the object, not what left it.
+_REPLACING = frozenset({"supersedes", "superseded", "supersede", "replaces"})
+# "(was X)", "(previously X)": the object is what the subject was before.
+_RECALLING = frozenset({"was", "previously", "originally"})
+# After a participle with no form of "be" before it, a word that makes it a passive:
+# "Redis removed from the stack", "Redis dropped in favour of Y", "Redis deprecated."
+_PASSIVE_AFTER = frozenset("from in by for as on after . ; , : ) ->".split())
+_PRONOUNS = frozenset("we i you they he she it".split())
 
 
 def _kept(words: list[str], end: int) -> bool:
@@ -144,6 +179,12 @@ def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | No
         return f"{word} {words[at + 1]}", at, end, False
     if word in ("got", "get", "gets", "getting") and words[at + 1 : at + 3] == ["rid", "of"]:
         return "got rid of", at, at + 3, False
+    if word == "gone" and at and words[at - 1] in _BE:  # "Redis is gone"
+        return f"{words[at - 1]} gone", at - 1, at + 1, True
+    if word == "no" and words[at + 1 : at + 2] == ["more"] and words[at + 2 : at + 3] != ["than"]:
+        return "no more", at, at + 2, False  # "No more Redis", not "no more than 5"
+    if word in _RECALLING and at and words[at - 1] == "(":
+        return word, at, at + 1, False  # "switched the queue to Y (was X)"
     if word == "formerly" or word == "previously" and words[at + 1 : at + 2] and words[at + 1] in _NAMED:
         end = at + 1  # "Time tab (formerly Game)", "formerly known as X", "previously called X"
         while end < len(words) and words[end] in _NAMED:
@@ -165,7 +206,19 @@ def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | No
     end = at + 1 + (words[at + 1 : at + 2] in (["out"], ["down"]))
     if passive is not None or words[end : end + 1] == ["by"]:  # "X (was) replaced by Y"
         return f"was {word}", at if passive is None else passive, end, True
+    if _reduced_passive(words, at, end):  # "Redis removed from the stack"
+        return f"was {word}", at, end, True
     return word, at, end, False
+
+
+def _reduced_passive(words: list[str], at: int, end: int) -> bool:
+    """A participle with no form of "be" that follows what it retracts and is followed by no
+    object of its own: "Redis removed from the stack", "Redis deprecated." (but "We removed
+    Redis", "Removed Redis")."""
+    if not words[at].endswith("ed") or (end < len(words) and words[end] not in _PASSIVE_AFTER):
+        return False
+    before = _before(words, at)
+    return bool(before) and before[0] not in _PRONOUNS and not _FORMS.get(before[-1])
 
 
 def _no_longer(words: list[str], at: int) -> tuple[str, int, int, bool]:

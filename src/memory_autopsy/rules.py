@@ -85,7 +85,8 @@ RULES: tuple[Rule, ...] = (
     _rule("contradicted_explicit", "2", Severity.ERROR, "A newer fact retracts what this fact asserts.",
           """A fact of the same entity carries a transition trigger ("left", "migrated off",
           "switched from", "replaced by", "deprecated", "no longer", "renamed X to Y", "Y (formerly X)",
-          ...) on an anchor this fact
+          "X removed from …", "X is gone", "Y supersedes X", "Y (was X)", "no more X", ...; never
+          under a plan, a question, a negation or a condition) on an anchor this fact
           asserts, and it is newer or there is no observation order between them. Across the
           entities of one store, a dated log entry that names no subject of its own ("## 2026-03-01
           / - Migrated the job queue off Redis" in a decision log) retracts the whole phrase from an

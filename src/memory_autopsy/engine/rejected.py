@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from memory_autopsy import lazyre
+from memory_autopsy.clauses import qualified
 from memory_autopsy.cues import GONE_WORDS, REJECTS, rejection_words, retiring_words
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -162,10 +163,12 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
 
 
 def gone_names(claim: str) -> list[str]:
-    """The names a claim records removed or renamed away."""
-    names = [m["name"] for m in _GONE.finditer(claim)] + [m["name"] for m in _RENAMED.finditer(claim)]
+    """The names a claim records removed or renamed away; not under a condition, a plan or a
+    negation in the clause before ("Once `RabbitMQ` is removed, …", "when `old_jobs` are deleted")."""
+    names = [m["name"] for m in (*_GONE.finditer(claim), *_RENAMED.finditer(claim)) if not qualified(claim[:m.start()])]
     for match in _GONE_AFTER.finditer(claim):
-        names += [n for n in (match["name"], match["second"]) if n]
+        if not qualified(claim[:match.start()]):
+            names += [n for n in (match["name"], match["second"]) if n]
     return names
 
 
