@@ -72,21 +72,21 @@ def test_index_summary_pending_against_done_work(tmp_path: Path, link: str, pend
     assert "progress.md:3" in found[0][2]
 
 
-@pytest.mark.parametrize("pending", list(PENDING))
-def test_description_pending_against_done_work(tmp_path: Path, pending: str) -> None:
-    memory = tmp_path / ".claude" / "memory"
-    _topic(memory, f"## Done\n- {THING} shipped to production\n", description=PENDING[pending])
-    found = _conflicts(memory)
-    assert [(name, line) for name, line, _ in found] == [("invoice_export.md", 3)]
+# (description, body, the line flagged, the line it names): the description pending against
+# work the body reports done, or done against a task the body still has under Next Steps
+DESCRIBED = [
+    *((f"pending-{form}", PENDING[form], f"## Done\n- {THING} shipped to production\n", 3, 9) for form in PENDING),
+    *((f"done-{form}", DONE[form], f"## Next Steps\n- {TASK}\n", 9, 3) for form in DONE),
+]
 
 
-@pytest.mark.parametrize("done", list(DONE))
-def test_description_done_against_a_pending_task(tmp_path: Path, done: str) -> None:
+@pytest.mark.parametrize(("description", "body", "flagged", "named"), [c[1:] for c in DESCRIBED], ids=[c[0] for c in DESCRIBED])
+def test_description_against_the_body(tmp_path: Path, description: str, body: str, flagged: int, named: int) -> None:
     memory = tmp_path / ".claude" / "memory"
-    _topic(memory, f"## Next Steps\n- {TASK}\n", description=DONE[done])
+    _topic(memory, body, description=description)
     found = _conflicts(memory)
-    assert [(name, line) for name, line, _ in found] == [("invoice_export.md", 9)]
-    assert "invoice_export.md:3" in found[0][2]
+    assert [(name, line) for name, line, _ in found] == [("invoice_export.md", flagged)]
+    assert f"invoice_export.md:{named}" in found[0][2]
 
 
 # --- look-alikes: each must stay silent -------------------------------------------------
