@@ -2,7 +2,8 @@
 
 A note retracts a thing whatever its phrasing: "moved off X to Y", "migrated the queue off X",
 "stopped using X", "no longer relies on X", "X was replaced by Y", "X got swapped out for Y",
-"X is no longer used". The reader walks the clause's words once: a retracting verb (any of
+"X is no longer used", "X removed from the stack", "X is gone", "Y supersedes X", "Y (was X)",
+"no more X", "Replaced: X -> Y". The reader walks the clause's words once: a retracting verb (any of
 its forms, from the families below), the voice it stands in (a form of "be" or "get" before a
 participle: the thing retracted stands before it), the particle a motion verb needs ("off",
 "from", "away from", "out of", after an optional object of its own: "moved the queue off X"),
@@ -132,9 +133,8 @@ def _object(words: list[str], end: int) -> list[str]:
 
 def _subject(words: list[str], at: int, start: int, end: int) -> list[str]:
     """What did the leaving, when the clause names it ("the billing service moved off X",
-    "moved the queue off X"). None where the subject is what replaces the object ("Y
-    supersedes X", "Y replaces X") or where a form of "was" recalls the object ("switched to Y
-    (was X)")."""
+    "moved the queue off X"). No subject where it is what replaces the object ("Y supersedes
+    X", "Y replaces X") or where a form of "was" recalls the object ("switched to Y (was X)")."""
     word = words[at]
     if word in _REPLACING or word in _RECALLING:
         return []

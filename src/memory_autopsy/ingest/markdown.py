@@ -39,13 +39,14 @@ from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import HEADING_KIND, Declaration, Fidelity, Problem
 
-# Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
-# position of a long line.
 # An index line: its link's text, and what leads its summary after the link ("** — ", ": ")
 _LINK_TEXT = lazyre.compile(r"\[\[?([^\]]{1,200})\]")
 _SUMMARY_LEAD = lazyre.compile(r"^[\s*]*(?:[—–:-]+\s*)?")
 _CLAUSES = lazyre.compile(r"[;,]\s")
 MIN_SUMMARY_WORDS = 2
+
+# Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
+# position of a long line.
 _REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
 _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
