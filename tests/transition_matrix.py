@@ -39,7 +39,8 @@ PASSIVE = (
     "{x} removed", "{x} removed from the stack", "{x} deprecated in favor of {y}", "{x} dropped in favour of {y}",
     "{x} is gone", "{y} supersedes {x}", "{y} replaces {x}",
     # what the subject was before, no more, and a label with an arrow to the new thing
-    "{s} switched to {y} (was {x})", "{s} runs on {y} (previously {x})", "No more {x}",
+    "{s} switched to {y} (was {x})", "{s} runs on {y} (previously {x})", "{y} (previously known as {x}) holds it now",
+    "No more {x}",
     "Replaced: {x} \u2192 {y}", "Deprecated: {x} -> {y}",
 )
 # How the retracted object is written in the newer note, and what follows the note

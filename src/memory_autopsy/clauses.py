@@ -183,9 +183,9 @@ def _at(words: list[str], at: int, word: str) -> tuple[str, int, int, bool] | No
         return f"{words[at - 1]} gone", at - 1, at + 1, True
     if word == "no" and words[at + 1 : at + 2] == ["more"] and words[at + 2 : at + 3] != ["than"]:
         return "no more", at, at + 2, False  # "No more Redis", not "no more than 5"
-    if word in _RECALLING and at and words[at - 1] == "(":
-        return word, at, at + 1, False  # "switched the queue to Y (was X)"
-    if word == "formerly" or word == "previously" and words[at + 1 : at + 2] and words[at + 1] in _NAMED:
+    opened = at > 0 and words[at - 1] == "("  # "switched the queue to Y (was X)", "(previously X)"
+    if word == "formerly" or word in _RECALLING and (
+            opened or word == "previously" and words[at + 1 : at + 2] and words[at + 1] in _NAMED):
         end = at + 1  # "Time tab (formerly Game)", "formerly known as X", "previously called X"
         while end < len(words) and words[end] in _NAMED:
             end += 1

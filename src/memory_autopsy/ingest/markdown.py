@@ -39,15 +39,15 @@ from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import HEADING_KIND, Declaration, Fidelity, Problem
 
-# An index line: its link's text, and what leads its summary after the link ("** — ", ": ")
-_LINK_TEXT = lazyre.compile(r"\[\[?([^\]]{1,200})\]")
+# What leads an index line's summary after its link ("** — ", ": ")
 _SUMMARY_LEAD = lazyre.compile(r"^[\s*]*(?:[—–:-]+\s*)?")
 _CLAUSES = lazyre.compile(r"[;,]\s")
 MIN_SUMMARY_WORDS = 2
 
 # Each pattern is matched at the start of a claim: `^` keeps a search from retrying it at every
 # position of a long line.
-_REFERENCE = lazyre.compile(r"^\s*(?:\*\*)?(?:\[[^\]]{1,200}\]\((?!https?:)[^)\s]{1,300}\)|\[\[[^\]]{1,200}\]\])")
+_REFERENCE = lazyre.compile(
+    r"^\s*(?:\*\*)?(?:\[(?P<text>[^\]]{1,200})\]\((?!https?:)[^)\s]{1,300}\)|\[\[(?P<wiki>[^\]]{1,200})\]\])")
 _STRUCK = lazyre.compile(r"^~~(?P<claim>[^~]+)~~\s*\(superseded (?P<date>[0-9-]{7,10})[^)]*\)(?P<rest>.*)")
 _PINNED = lazyre.compile(r"^(?P<name>[\w@/.\-]{1,60})(?: \([^()]{1,40}\))?\s+[-–—:]\s+v?(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})")
 _STAMPED = lazyre.compile(r"^\s*[\[(]?\d{4}-\d{2}-\d{2}")
@@ -417,8 +417,7 @@ class Parser:
             return
         if block.kind == "item" and (link := _REFERENCE.match(block.text)):
             self.result.references.append((block.line, block.text))
-            title = _LINK_TEXT.search(link.group())
-            self._summary(block, block.text[link.end():], title.group(1).strip() if title else "")
+            self._summary(block, block.text[link.end():], (link["text"] or link["wiki"]).strip())
             return
         self._status_line(block, body)
         if block.check is not None:
