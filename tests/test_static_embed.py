@@ -18,6 +18,8 @@ from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
 RESTATED = [
     ("The frontend is built with Next.js and TypeScript", "Frontend framework: Next.js with TypeScript"),
     ("Retry failed API calls with exponential backoff", "Failed API calls are retried with exponential backoff"),
+    # both sides say what is not so: the same polarity, the same rule
+    ("Never commit secrets or API keys to the repository", "Do not commit API keys or other secrets into the repo"),
 ]
 
 
@@ -58,7 +60,7 @@ def layer3(paths: list[str], cache: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("pair", RESTATED, ids=["stack", "retries"])
+@pytest.mark.parametrize("pair", RESTATED, ids=["stack", "retries", "prohibition"])
 def test_a_claim_restated_in_other_words_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
     """Found once, by the words (layer 1) when they are the same words, else by meaning."""
     found = layer3(SHAPES[shape](tmp_path, *pair), tmp_path / "cache")
@@ -93,6 +95,20 @@ def test_neighbours_dated_entries_and_two_subjects_are_no_restatements(tmp_path:
     (tmp_path / "memory.jsonl").write_text("".join(json.dumps(e) + "\n" for e in graph), encoding="utf-8")
     for name in ("list.md", "log.md", "services.md", "memory.jsonl"):
         assert layer3([str(tmp_path / name)], tmp_path / "cache") == [], name
+
+
+@pytest.mark.parametrize("names", [("Component Structure", "Component Structure Update"),
+                                   ("IntroductionHistoryDialog", "IntroductionHistoryDialog Component"),
+                                   ("turnManager-module", "turnManager-module-updates")])
+def test_a_graph_entity_named_again_with_more_words_is_the_same_subject(tmp_path: Path, names: tuple[str, str]) -> None:
+    """One name is the other's with more words: a second node for one subject, whose
+    restatement is a copy; two names that share a word only ("HistoryItem", "HistoryComment")
+    stay two subjects (above)."""
+    texts = ("Each component now has its own file", "Each component is now in its own file")
+    graph = [{"type": "entity", "name": name, "entityType": "component", "observations": [text, f"Reviewed by {owner}"]}
+             for name, text, owner in zip(names, texts, ("the web team", "the platform team"))]
+    (tmp_path / "memory.jsonl").write_text("".join(json.dumps(e) + "\n" for e in graph), encoding="utf-8")
+    assert layer3([str(tmp_path / "memory.jsonl")], tmp_path / "cache") == [("near_duplicate", "review")]
 
 
 def test_with_no_server_configured_the_embed_engine_runs_the_packaged_model(tmp_path: Path) -> None:

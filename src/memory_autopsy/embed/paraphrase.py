@@ -7,11 +7,13 @@ nothing tells the two apart:
 - the cosine is at least PARAPHRASE;
 - both say enough to restate (MIN_WORDS content words each);
 - they agree on every frame they share (frames.read_pair), with the same numbers, the same
-  polarity (neither alone negates or retracts) and the same status;
+  polarity (both negate, "Never commit secrets" / "Do not commit API keys", or neither does;
+  neither retracts) and the same status;
 - they are not two entries of a dated log (a result reported again later is news, not a copy),
   nor two items of one list or table (siblings differ by design), nor one thing said of two
-  subjects: two named entities (a graph's or a JSON store's), or two headings whose claims
-  open with a present-tense verb ("## search-index / runs on the shared cluster");
+  subjects: two named entities (a graph's or a JSON store's; a graph node named again with
+  more words is the same subject), or two headings whose claims open with a present-tense verb
+  ("## search-index / runs on the shared cluster");
 - both are written in Latin script: the packaged model was trained on English, and its
   similarity between two texts in another script says little;
 - a heuristic finding does not already link them, and neither is a flagged copy.
@@ -28,7 +30,7 @@ from typing import Any
 from memory_autopsy import lazyre
 from memory_autopsy.embed.frames import VERBISH, frame_words, read_pair
 from memory_autopsy.embed.neighbours import candidate_pairs
-from memory_autopsy.embed.recheck import retracts
+from memory_autopsy.embed.recheck import negates, turns
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import NAMED_SHAPES, Fact, Finding, Severity
@@ -37,6 +39,8 @@ from memory_autopsy.normalize import normalize_claim
 PARAPHRASE = 0.86
 MIN_WORDS = 4
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
+_NAME_WORD = lazyre.compile(r"[^\W_]+")
+_HUMP = lazyre.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence[Fact]], Any],
@@ -50,6 +54,7 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
         if len(group) < 2:
             continue
         group.sort(key=lambda f: f.order)
+        kin = _kindred(group)
         words = [frame_words(f, ctx.vocabulary) for f in group]
         block = vectors(group)
         flagged: set[int] = set()
@@ -59,14 +64,14 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
             place = (newer.path, newer.line, older.path, older.line)
             if j in flagged or i in flagged or place in places:
                 continue  # one finding per line pair: two sentences of one item are one restatement
-            if _restates(ctx, older, newer, words[i], words[j], judged, runs):
+            if _restates(ctx, older, newer, words[i], words[j], judged, runs, kin):
                 flagged.add(j)
                 places.add(place)
                 yield _finding(newer, older, cosine)
 
 
 def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_b: Mapping[str, str],
-              judged: set[frozenset[str]], runs: Mapping[int, int]) -> bool:
+              judged: set[frozenset[str]], runs: Mapping[int, int], kin: Callable[[Fact, Fact], bool]) -> bool:
     if a.id == b.id or frozenset((a.id, b.id)) in judged or not ctx.together(a, b):
         return False
     if len(words_a) < MIN_WORDS or len(words_b) < MIN_WORDS:
@@ -74,7 +79,7 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     if observed_order(a, b) is not None or (a.entry and b.entry and a.entry != b.entry):
         return False  # a dated log reporting again: news, not a copy
     named = a.shape in NAMED_SHAPES or b.shape in NAMED_SHAPES
-    if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity:
+    if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity and not kin(a, b):
         return False  # one thing said of two named entities, or of two headings: two subjects
     if not named and a.path == b.path and runs.get(a.order) == runs.get(b.order):
         return False  # items of one list or table (lines in one run): written to differ
@@ -85,10 +90,31 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     body_a, body_b = fact_body(a), fact_body(b)
     if sorted(_NUMBER.findall(body_a)) != sorted(_NUMBER.findall(body_b)):
         return False  # another count or version: numeric drift, not a copy
-    if retracts(ctx, a) or retracts(ctx, b):
-        return False
+    if turns(ctx, a) or turns(ctx, b) or negates(ctx, a) != negates(ctx, b):
+        return False  # a change of state, or one side says what is not so: layer 2's business
     reading = read_pair(a, b, ctx.vocabulary)
     return reading is None or reading.agree
+
+
+def _kindred(group: Sequence[Fact]) -> Callable[[Fact, Fact], bool]:
+    """Two graph entities of one subject: one's name is the other's with more words ("Component
+    Structure" and "Component Structure Update", "IntroductionHistoryDialog" and
+    "IntroductionHistoryDialog Component"); "HistoryItem" and "HistoryComment" are two."""
+    names = {f.entity: _name_words(f.entity) for f in group if f.shape == "graph"}
+
+    def kin(a: Fact, b: Fact) -> bool:
+        if a.entity not in names or b.entity not in names:
+            return False
+        (whole_a, parts_a), (whole_b, parts_b) = names[a.entity], names[b.entity]
+        return bool(whole_a and whole_b) and (whole_a <= whole_b | parts_b or whole_b <= whole_a | parts_a)
+    return kin
+
+
+def _name_words(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A name's words as written, and the humps of its camelCase words."""
+    whole = [token.casefold() for token in _NAME_WORD.findall(name)]
+    parts = [hump.casefold() for token in _NAME_WORD.findall(name) for hump in _HUMP.findall(token)]
+    return frozenset(whole), frozenset(parts)
 
 
 def _predicate(fact: Fact) -> bool:

@@ -81,11 +81,18 @@ def recheck(
 
 def retracts(ctx: Context, fact: Fact) -> bool:
     """Retractions and negations belong to layer 2; a frame reading of them means nothing."""
+    return negates(ctx, fact) or turns(ctx, fact)
+
+
+def negates(ctx: Context, fact: Fact) -> bool:
+    """The claim says what is not so ("never merge to main", "doesn't cache")."""
     body = " " + ctx.norm_body(fact) + " "
-    return (
-        any(neg in body for neg in NEGATIONS)
-        or find_transition(fact_body(fact), ctx.vocabulary) is not None
-    )
+    return any(neg in body for neg in NEGATIONS)
+
+
+def turns(ctx: Context, fact: Fact) -> bool:
+    """The claim carries a transition: something moved, was replaced or dropped."""
+    return find_transition(fact_body(fact), ctx.vocabulary) is not None
 
 
 def _signals(cosine: float, structured: float) -> tuple[str, float, str]:
