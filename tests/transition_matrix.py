@@ -27,7 +27,7 @@ ACTIVE = (
     "renamed {x} to {y}", "renamed from {x} to {y}", "deleted {x}", "discontinued {x}",
     "uninstalled {x}", "purged {x}", "swapped {x} out for {y}", "ripped {x} out",
 )
-SUBJECTS = ("We {v}", "{s} {v}")
+SUBJECTS = ("We {v}", "{s} {v}", "We have {v}")
 SUBJECT_ONLY = ("{s} no longer uses {x}", "{s} no longer relies on {x}", "{s} stopped relying on {x}")
 PASSIVE = (
     "{x} was replaced by {y}", "{x} has been replaced with {y}", "{x} was retired",
@@ -37,7 +37,7 @@ PASSIVE = (
     "{s} was renamed from {x} to {y}", "{y} (formerly {x}) holds it now", "{y}, previously known as {x}, holds it now",
     # a participle with no "be" after what it retracts, "gone", the new thing as the subject
     "{x} removed", "{x} removed from the stack", "{x} deprecated in favor of {y}", "{x} dropped in favour of {y}",
-    "{x} is gone", "{y} supersedes {x}", "{y} replaces {x}",
+    "{x} is gone", "{y} supersedes {x}", "{y} replaces {x}", "{y} has replaced {x}", "{y} has superseded {x}",
     # what the subject was before, no more, and a label with an arrow to the new thing
     "{s} switched to {y} (was {x})", "{s} runs on {y} (previously {x})", "{y} (previously known as {x}) holds it now",
     "No more {x}",
@@ -63,7 +63,7 @@ SILENT = (
     "No more than two {x} connections per worker", "Old logs deleted from {x} nightly",
     "Memcached is gone", "We switched the cache to {x} (was Memcached)", "{x} supersedes Memcached",
     "Cleanup runs when {x} jobs are deleted", "Once {x} is removed, drop the adapter", "Is {x} gone?",
-    "We plan to swap {x} out for {y}",
+    "We plan to swap {x} out for {y}", "{x} has replaced Memcached", "{x} has superseded Memcached",
 )
 
 

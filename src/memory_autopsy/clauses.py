@@ -58,6 +58,7 @@ _STOPPING = frozenset("stop stops stopped stopping cease ceased".split())
 _USING = frozenset("""use uses used using rely relies relied relying depend depends depended depending
     run runs ran running need needs needed needing""".split())
 _BE = frozenset("is are was were be been being got gets get has have had".split())
+_PERFECT = frozenset("has have had".split())  # before a participle: active ("has replaced X")
 _NAMED = frozenset("known as called named".split())  # "formerly known as X": the old name follows
 # Before the verb in its clause: the retraction is denied, planned, wished or asked.
 _NOT_DONE = frozenset("""not never no t didn don doesn won wouldn shouldn isn wasn aren weren hasn haven
@@ -134,11 +135,23 @@ def _object(words: list[str], end: int) -> list[str]:
 def _subject(words: list[str], at: int, start: int, end: int) -> list[str]:
     """What did the leaving, when the clause names it ("the billing service moved off X",
     "moved the queue off X"). No subject where it is what replaces the object ("Y supersedes
-    X", "Y replaces X") or where a form of "was" recalls the object ("switched to Y (was X)")."""
+    X", "Y replaces X", "Y has replaced X", not "the queue replaced X with Y") or where a form of "was" recalls the object ("switched to Y (was X)")."""
     word = words[at]
     if word in _REPLACING or word in _RECALLING:
         return []
+    if _FORMS.get(word) == "replace" and not _with_after(words, end):
+        return []  # "Y (has) replaced X": Y is what replaces; "the queue replaced X with Y" is left
     return _before(words, start) + _moved(words, at, end)
+
+
+def _with_after(words: list[str], end: int) -> bool:
+    """Whether the clause goes on to name what replaces its object ("replaced X with Y")."""
+    for word in words[end:]:
+        if word in _CLAUSE_BREAKS:
+            return False
+        if word in ("with", "by"):
+            return True
+    return False
 
 
 # A word that ends what a verb retracts: an arrow to what replaced it, or a particle after it.
@@ -237,8 +250,8 @@ def _passive(words: list[str], at: int) -> int | None:
     back = at - 1
     while back >= 0 and words[back] in ("then", "also", "finally", "since", "now", "just", "fully"):
         back -= 1
-    if back < 0 or words[back] not in _BE:
-        return None
+    if back < 0 or words[back] not in _BE or words[back] in _PERFECT:
+        return None  # "Y has replaced X": the perfect of an active verb, its object after it
     while back > 0 and words[back - 1] in _BE:
         back -= 1
     return back
