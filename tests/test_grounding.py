@@ -460,3 +460,23 @@ def test_a_table_row_is_one_claim_whatever_cell_names_the_command(tmp_path: Path
     repo = committed_repo(tmp_path / "repo", {
         "package.json": PACKAGE, "Makefile": "deploy:\n\techo deploy\n", "memory-bank/techContext.md": memory})
     assert [rule for rule, _, _ in grounded(repo)] == ["missing_command"]
+
+
+@pytest.mark.parametrize("parents", [
+    "- **Supabase scaffolding (NEW - 2025-06-14):**\n",
+    "- Backend:\n",
+    "- Release 2:\n  - **Backend scaffolding:**\n",
+], ids=["bold label", "plain label", "two labels"])
+@pytest.mark.parametrize("item, path", [
+    ("Generated placeholders for the edge functions under `supabase/functions/`.", "supabase/functions/"),
+    ("Added `scripts/seed_users.py` to load the fixtures.", "scripts/seed_users.py"),
+])
+def test_a_nested_item_is_read_as_written_under_its_parents_labels(tmp_path: Path, parents: str, item: str, path: str) -> None:
+    """The reader opens a nested item's claim with its parents' labels; the item's own line still
+    writes its code spans, and a path in one is checked as any other."""
+    depth = "  " * parents.count("\n")
+    memory = f"# Progress\n\n## Done\n{parents}{depth}- {item}\n"
+    repo = committed_repo(tmp_path / "repo", {"supabase/config.toml": "", "scripts/run.sh": "",
+                                              "memory-bank/progress.md": memory})
+    line = memory.splitlines().index(f"{depth}- {item}") + 1
+    assert [(rule, at) for rule, at, message in grounded(repo) if f"`{path}`" in message] == [("missing_path", line)]

@@ -396,13 +396,28 @@ def _as_written(fact: Fact, repo: Repository, relative: str) -> str:
         lines = "\n".join(_lines(repo, relative)[fact.line - 1:max(fact.end_line, fact.line)])
         said = _LABELS.sub("", fact.claim) if fact.shape == "table" else fact.claim  # a row's cell, less its labels
         plain, _ = _plain(lines)
-        if " ".join(_MARKUP.sub("", said[:_ENDS]).split()) in plain:
-            # a row is one claim, its cells its parts; a line may hold several sentences
-            written = (fact.shape != "table" and _own_part(said, lines)) or lines
+        for own in _unlabelled(said):
+            if " ".join(_MARKUP.sub("", own[:_ENDS]).split()) in plain:
+                # a row is one claim, its cells its parts; a line may hold several sentences
+                written = (fact.shape != "table" and _own_part(own, lines)) or lines
+                break
     return _EXAMPLE.sub(" ", written)
 
 
 _ENDS = 24  # characters of a claim's start or end that find where it is in its lines
+_PARENT_LABELS = 2  # "Parent item: Child label: text": an item's claim opens with its parents' labels
+
+
+def _unlabelled(said: str) -> Iterator[str]:
+    """The claim, then without the labels of the items above it that the reader put before it
+    ("Supabase Scaffolding (NEW): Generated placeholders under …" for a nested bullet that
+    writes only "Generated placeholders under `supabase/functions/`")."""
+    yield said
+    for _ in range(_PARENT_LABELS):
+        label, colon, said = said.partition(": ")
+        if not colon or not said:
+            return
+        yield said
 
 
 def _own_part(said: str, lines: str) -> str | None:
