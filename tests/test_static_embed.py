@@ -20,6 +20,9 @@ RESTATED = [
     ("Retry failed API calls with exponential backoff", "Failed API calls are retried with exponential backoff"),
     # both sides say what is not so: the same polarity, the same rule
     ("Never commit secrets or API keys to the repository", "Do not commit API keys or other secrets into the repo"),
+    # a cosine below 0.86 (0.78), most words shared
+    ("Lobby checks for an active match on startup and skips straight to the match",
+     "Reconnect flow: the lobby checks for an active match on startup and skips the lobby"),
 ]
 
 
@@ -60,7 +63,7 @@ def layer3(paths: list[str], cache: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("pair", RESTATED, ids=["stack", "retries", "prohibition"])
+@pytest.mark.parametrize("pair", RESTATED, ids=["stack", "retries", "prohibition", "near, most words shared"])
 def test_a_claim_restated_in_other_words_is_a_near_duplicate(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
     """Found once, by the words (layer 1) when they are the same words, else by meaning."""
     found = layer3(SHAPES[shape](tmp_path, *pair), tmp_path / "cache")
@@ -74,6 +77,9 @@ LOOK_ALIKES = {
                          "Failed API calls are not retried with exponential backoff"),
     "another status": ("[x] Retry failed API calls with exponential backoff",
                        "[ ] Failed API calls are retried with exponential backoff"),
+    # a cosine of 0.81, but half the words differ: one limits what the other allows
+    "near, half the words": ("Limited special case handling for unique NFT implementations",
+                             "This allows for handling unique NFT implementations that require special processing"),
 }
 
 

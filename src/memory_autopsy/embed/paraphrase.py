@@ -4,7 +4,7 @@ Similarity proposes pairs across a whole store (not one entity: a preference, a 
 convention saying one thing sit under different headings), blocked by shared content words as
 layer 3's other pairs are. A pair is a restatement (`near_duplicate`, how `meaning`) only when
 nothing tells the two apart:
-- the cosine is at least PARAPHRASE;
+- the cosine is at least PARAPHRASE, or at least NEAR with most content words shared (SHARED);
 - both say enough to restate (MIN_WORDS content words each);
 - they agree on every frame they share (frames.read_pair), with the same numbers, the same
   polarity (both negate, "Never commit secrets" / "Do not commit API keys", or neither does;
@@ -37,6 +37,10 @@ from memory_autopsy.model import NAMED_SHAPES, Fact, Finding, Severity
 from memory_autopsy.normalize import normalize_claim
 
 PARAPHRASE = 0.86
+# Below PARAPHRASE, down to NEAR, a pair restates only when most of its words are shared too
+# (SHARED of the content words either says): the model's cosine alone ranks unrelated pairs there.
+NEAR = 0.75
+SHARED = 0.6
 MIN_WORDS = 4
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
 _NAME_WORD = lazyre.compile(r"[^\W_]+")
@@ -59,11 +63,13 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
         block = vectors(group)
         flagged: set[int] = set()
         places: set[tuple[str, int, str, int]] = set()
-        for i, j, cosine in candidate_pairs(words, block, PARAPHRASE, top_k=1):
+        for i, j, cosine in candidate_pairs(words, block, NEAR, top_k=1):
             older, newer = group[i], group[j]
             place = (newer.path, newer.line, older.path, older.line)
             if j in flagged or i in flagged or place in places:
                 continue  # one finding per line pair: two sentences of one item are one restatement
+            if cosine < PARAPHRASE and not _shares_most(words[i], words[j]):
+                continue
             if _restates(ctx, older, newer, words[i], words[j], judged, runs, kin):
                 flagged.add(j)
                 places.add(place)
@@ -94,6 +100,10 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
         return False  # a change of state, or one side says what is not so: layer 2's business
     reading = read_pair(a, b, ctx.vocabulary)
     return reading is None or reading.agree
+
+
+def _shares_most(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    return len(a.keys() & b.keys()) >= SHARED * len(a.keys() | b.keys())
 
 
 def _kindred(group: Sequence[Fact]) -> Callable[[Fact, Fact], bool]:
