@@ -135,7 +135,8 @@ def _object(words: list[str], end: int) -> list[str]:
 def _subject(words: list[str], at: int, start: int, end: int) -> list[str]:
     """What did the leaving, when the clause names it ("the billing service moved off X",
     "moved the queue off X"). No subject where it is what replaces the object ("Y supersedes
-    X", "Y replaces X", "Y has replaced X", not "the queue replaced X with Y") or where a form of "was" recalls the object ("switched to Y (was X)")."""
+    X", "Y replaces X", "Y has replaced X", but not "the queue replaced X with Y") or where a
+    form of "was" recalls the object ("switched to Y (was X)")."""
     word = words[at]
     if word in _REPLACING or word in _RECALLING:
         return []

@@ -414,7 +414,7 @@ def _unlabelled(said: str) -> Iterator[str]:
     writes only "Generated placeholders under `supabase/functions/`")."""
     yield said
     for _ in range(_PARENT_LABELS):
-        label, colon, said = said.partition(": ")
+        _, colon, said = said.partition(": ")
         if not colon or not said:
             return
         yield said
