@@ -60,6 +60,9 @@ def normalize_claim(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", folded).split())
 
 
+# A word of any script: letters and digits, no underscore ("tâche", "статистика", "R3").
+WORD = lazyre.compile(r"[^\W_]+")
+
 _SUFFIXES = ("ations", "ation", "ing", "ed", "es", "s")
 
 

@@ -34,7 +34,7 @@ from memory_autopsy.embed.recheck import negates, turns
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import NAMED_SHAPES, Fact, Finding, Severity
-from memory_autopsy.normalize import normalize_claim
+from memory_autopsy.normalize import WORD, normalize_claim
 
 PARAPHRASE = 0.86
 # Below PARAPHRASE, down to NEAR, a pair restates only when most of its words are shared too
@@ -43,7 +43,6 @@ NEAR = 0.75
 SHARED = 0.6
 MIN_WORDS = 4
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
-_NAME_WORD = lazyre.compile(r"[^\W_]+")
 _HUMP = lazyre.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -122,9 +121,9 @@ def _kindred(group: Sequence[Fact]) -> Callable[[Fact, Fact], bool]:
 
 def _name_words(name: str) -> tuple[frozenset[str], frozenset[str]]:
     """A name's words as written, and the humps of its camelCase words."""
-    whole = [token.casefold() for token in _NAME_WORD.findall(name)]
-    parts = [hump.casefold() for token in _NAME_WORD.findall(name) for hump in _HUMP.findall(token)]
-    return frozenset(whole), frozenset(parts)
+    tokens = WORD.findall(name)
+    return (frozenset(token.casefold() for token in tokens),
+            frozenset(hump.casefold() for token in tokens for hump in _HUMP.findall(token)))
 
 
 def _predicate(fact: Fact) -> bool:

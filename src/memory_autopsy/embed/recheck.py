@@ -27,6 +27,7 @@ from memory_autopsy.embed.frames import Reading, read_pair, values_alike
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.model import Fact, Fidelity, Finding
+from memory_autopsy.normalize import holds_any
 from memory_autopsy.vocabulary import NEGATIONS
 
 HEDGE = 0.60
@@ -86,8 +87,7 @@ def retracts(ctx: Context, fact: Fact) -> bool:
 
 def negates(ctx: Context, fact: Fact) -> bool:
     """The claim says what is not so ("never merge to main", "doesn't cache")."""
-    body = " " + ctx.norm_body(fact) + " "
-    return any(neg in body for neg in NEGATIONS)
+    return holds_any(" " + ctx.norm_body(fact) + " ", NEGATIONS)
 
 
 def turns(ctx: Context, fact: Fact) -> bool:

@@ -24,7 +24,7 @@ from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import IDEOGRAPHS_AND_KANA, Lexicon, unspaced
 from memory_autopsy.model import Fact, Finding
-from memory_autopsy.normalize import STOPWORDS, fold, normalize_claim, stem, tokens
+from memory_autopsy.normalize import STOPWORDS, WORD, fold, normalize_claim, stem, tokens
 
 PENDING = frozenset({"pending", "in_progress", "blocked"})
 CONTAINED = 0.8  # share of the pending task's words found in the evidence
@@ -186,8 +186,12 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
     it, up to the next run or clause; a claim with one run and none written takes its own."""
     lexicon = ctx.lexicon
     search = _span_pattern(lexicon).search  # most claims name no unit: one search, no call
-    runs = [span for fact in claims if search(fact.claim) for span in _spans(fact, lexicon)]
-    runs += [span for fact in claims if "ll " in fact.claim or "LL " in fact.claim for span in _all_done(fact, lexicon)]
+    runs: list[_Span] = []
+    for fact in claims:
+        if search(fact.claim):
+            runs += _spans(fact, lexicon)
+        elif "ll " in fact.claim or "LL " in fact.claim:  # "All phases complete", looked for only then
+            runs += _all_done(fact, lexicon)
     if not any(span.high > span.low for span in runs):
         return
     by_kind: dict[str, list[_Span]] = {}
@@ -225,12 +229,12 @@ def _all_done(fact: Fact, lexicon: Lexicon) -> list[_Span]:
     """"All phases complete", "ALL 8 SPRINTS DONE", "all the milestones are finished": every unit
     of a kind done, a run of them all (of the first N, where N is counted). Where the claim lists
     them ("ALL PHASES COMPLETE (0-10, 12-20; 11 deferred)") the runs it lists before any other
-    clause are the ones done; where it names them as units ("All 3 phases complete: Phase 6,
-    Phase 7, Phase 8") those runs say it already. Not under a condition or a negation ("once all
-    phases are complete", "not all phases done")."""
+    clause are the ones done; a claim that names them as units ("All 3 phases complete: Phase 6,
+    Phase 7, Phase 8") says it in those runs (_spans, and _ranges asks this of no such claim).
+    Not under a condition or a negation ("once all phases are complete", "not all phases done")."""
     claim = fact.claim
     match = _all_pattern(lexicon).search(claim)
-    if match is None or _CONDITION.search(claim, 0, match.start()) or _span_pattern(lexicon).search(claim):
+    if match is None or _CONDITION.search(claim, 0, match.start()):
         return []
     kind = _unit_kind(match.group(2))
     rest = _DATE.sub(" ", claim[match.end():])
@@ -287,7 +291,7 @@ def _spans(fact: Fact, lexicon: Lexicon) -> list[_Span]:
     for at in range(len(found) - 1, -1, -1):
         match = found[at]
         after = claim[match.end() : found[at + 1].start() if at + 1 < len(found) else len(claim)]
-        joined = _WORD.findall(after.casefold()) in (["and"], [])
+        joined = WORD.findall(after.casefold()) in (["and"], [])
         low, high = int(match.group(2)), int(match.group(4) or match.group(2))
         written = _written_status(after, lexicon)
         if high > low and not written and not joined and after[:1] == " " and after[1:2].isalnum():
@@ -307,9 +311,9 @@ def _lead(before: str, lexicon: Lexicon) -> str | None:
     Phases 0-2" -> done), None for other words ("Integration tests for Phase 3": a unit named
     later is not the subject)."""
     label, colon, rest = _CLAUSE_END.split(before)[-1].casefold().rpartition(":")
-    words = " ".join(_WORD.findall(rest))
+    words = " ".join(WORD.findall(rest))
     if colon and not words:  # "Status: Phases 3-6 planned", "Planned: Phases 3-6"
-        return lexicon.status_words.get(" ".join(_WORD.findall(label)), "")
+        return lexicon.status_words.get(" ".join(WORD.findall(label)), "")
     if not words or words in ("and", "all", "the"):
         return ""
     status = lexicon.status_words.get(words)
@@ -319,7 +323,6 @@ def _lead(before: str, lexicon: Lexicon) -> str | None:
 
 
 _CLAUSE_END = lazyre.compile(r"[,;]|\.(?:\s|$)")
-_WORD = lazyre.compile(r"[^\W_]+", re.UNICODE)
 # A word of another script, as its first letters: no stemmer of its language is at hand, and
 # "статистика" / "статистикой", "réalisé" / "réalisation" differ only in their endings.
 _PREFIX = 5
@@ -330,7 +333,7 @@ _UNSPACED_RUN = lazyre.compile(f"[{IDEOGRAPHS_AND_KANA}]+")
 def _written_status(text: str, lexicon: Lexicon) -> str:
     """The status a run's own clause gives it ("complete", "planned", "not started")."""
     text = _CLAUSE_END.split(text, maxsplit=1)[0].casefold()
-    words = _WORD.findall(text)[:6]
+    words = WORD.findall(text)[:6]
     for n in (3, 2, 1):
         for i in range(len(words) - n + 1):
             status = lexicon.status_words.get(" ".join(words[i : i + n]))

@@ -12,6 +12,7 @@ from memory_autopsy import lazyre
 from memory_autopsy.clauses import qualified
 from memory_autopsy.dates import find_dates, find_month, parse_date
 from memory_autopsy.lexicon import Lexicon, unspaced
+from memory_autopsy.normalize import WORD
 
 # The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
 # between them cannot start a word.
@@ -46,7 +47,6 @@ _SHOUTED = lazyre.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+(?:[ \t][A-Z][A-Z'’-
 # Status words that in capitals are as often a name: "E2E TESTING", "OPEN", "TODO comments".
 _NAMES_IN_CAPITALS = frozenset({"testing", "open", "todo"})
 _ASCII_SEPARATORS = _SEPARATORS[:1]  # the only one ASCII text holds
-_WORDS = lazyre.compile(r"[^\W_]+")
 _LABEL_WORDS = 3  # a label this short that ends in a status word gives it: "Tâche terminée : …"
 # … unless the word names a kind of work there: "Unit testing: …", "Getting started: …"
 _LABEL_NAMES = frozenset({"testing", "started", "next", "open", "todo", "backlog"})
@@ -118,7 +118,7 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
 def _denied(text: str, lexicon: Lexicon) -> bool:
     """A negation, plan, wish or condition before a status word ("not", "nicht", "не"): the
     status is not asserted."""
-    return qualified(text) or bool(lexicon.negations) and not lexicon.negations.isdisjoint(_WORDS.findall(text.casefold()))
+    return qualified(text) or bool(lexicon.negations) and not lexicon.negations.isdisjoint(WORD.findall(text.casefold()))
 
 
 def _shouted_status(text: str, statuses: Mapping[str, str]) -> str:
