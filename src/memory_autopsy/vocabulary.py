@@ -75,7 +75,7 @@ GENERIC_TOKENS = frozenset(
     package module""".split()
 )
 
-NEGATIONS = ("not ", "never ", "n't ", "no longer", "isn't", "doesn't", "don't")
+NEGATIONS = ("not ", "never ", "cannot ", "n't ", "no longer", "isn't", "doesn't", "don't")
 
 
 @dataclass(frozen=True, eq=False)
