@@ -122,6 +122,39 @@ def test_a_graph_entity_named_again_with_more_words_is_the_same_subject(tmp_path
     assert layer3([str(tmp_path / "memory.jsonl")], tmp_path / "cache") == [("near_duplicate", "review")]
 
 
+NAMED_AGAIN = {
+    "snake_case": ("Broadcasts the turn_changed event via the Realtime channel",
+                   "Broadcasts turn_changed event through Realtime channel"),
+    "camelCase": ("State is kept with useReducer inside the provider", "State kept with useReducer in the provider"),
+    "code span": ("Rows are written by `record` only, never by the reader",
+                  "Rows are written only by `record`, never by the reader"),
+    "file name": ("Reads its settings from config.yaml at startup", "Settings are read from config.yaml at startup"),
+}
+
+
+def _two_entities(folder: Path, a: str, b: str) -> str:
+    graph = [{"type": "entity", "name": name, "entityType": "component", "observations": [text, f"Owned by {owner}"]}
+             for name, text, owner in (("GameBoard", a, "the web team"), ("TurnService", b, "the platform team"))]
+    (folder / "memory.jsonl").write_text("".join(json.dumps(e) + "\n" for e in graph), encoding="utf-8")
+    return str(folder / "memory.jsonl")
+
+
+@pytest.mark.parametrize("case", NAMED_AGAIN)
+def test_two_graph_entities_restating_one_named_thing_are_a_near_duplicate(tmp_path: Path, case: str) -> None:
+    """Two nodes saying one thing of the same file, function or event, in other words."""
+    assert layer3([_two_entities(tmp_path, *NAMED_AGAIN[case])], tmp_path / "cache") == [("near_duplicate", "review")]
+
+
+@pytest.mark.parametrize("pair", [
+    # the same words with no name of code in them: two subjects may well both do it
+    ("Broadcasts the turn changed event via the Realtime channel", "Broadcasts turn changed event through Realtime channel"),
+    # one name, two different things said of it
+    ("Broadcasts the turn_changed event via the Realtime channel", "Listens for the turn_changed event to refresh the board"),
+], ids=["no name of code", "one name, other claims"])
+def test_two_graph_entities_without_one_named_thing_restated_stay_two_subjects(tmp_path: Path, pair: tuple[str, str]) -> None:
+    assert layer3([_two_entities(tmp_path, *pair)], tmp_path / "cache") == []
+
+
 def test_with_no_server_configured_the_embed_engine_runs_the_packaged_model(tmp_path: Path) -> None:
     paths = _two_files(tmp_path, *RESTATED[0])
     done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,

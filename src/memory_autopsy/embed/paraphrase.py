@@ -12,7 +12,8 @@ nothing tells the two apart:
 - they are not two entries of a dated log (a result reported again later is news, not a copy),
   nor two items of one list or table (siblings differ by design), nor one thing said of two
   subjects: two named entities (a graph's or a JSON store's; a graph node named again with
-  more words is the same subject), or two headings whose claims open with a present-tense verb
+  more words is the same subject, as are two nodes restating, at PARAPHRASE, one name of code),
+  or two headings whose claims open with a present-tense verb
   ("## search-index / runs on the shared cluster");
 - both are written in Latin script: the packaged model was trained on English, and its
   similarity between two texts in another script says little;
@@ -43,6 +44,8 @@ NEAR = 0.75
 SHARED = 0.6
 MIN_WORDS = 4
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
+# A name of code: snake_case, camelCase or dotted (a file, a module's member), or a code span.
+_IDENTIFIER = lazyre.compile(r"`[^`\n]+`|\b(?:\w+_\w+|[a-z]+[A-Z]\w*|\w{2,}\.[A-Za-z]\w+)\b")
 _HUMP = lazyre.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -69,7 +72,8 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
                 continue  # one finding per line pair: two sentences of one item are one restatement
             if cosine < PARAPHRASE and not _shares_most(words[i], words[j]):
                 continue
-            if _restates(ctx, older, newer, words[i], words[j], judged, runs, kin):
+            same = _same_subject(kin, cosine)
+            if _restates(ctx, older, newer, words[i], words[j], judged, runs, same):
                 flagged.add(j)
                 places.add(place)
                 yield _finding(newer, older, cosine)
@@ -99,6 +103,19 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
         return False  # a change of state, or one side says what is not so: layer 2's business
     reading = read_pair(a, b, ctx.vocabulary)
     return reading is None or reading.agree
+
+
+def _same_subject(kin: Callable[[Fact, Fact], bool], cosine: float) -> Callable[[Fact, Fact], bool]:
+    """Two graph entities speak of one subject when one is the other's name with more words, or
+    when a close restatement (PARAPHRASE) names the same identifier: a file, a function, an event
+    ("Broadcasts `turn_changed` via Realtime" on a hook and on the game-flow node)."""
+    def same(a: Fact, b: Fact) -> bool:
+        return kin(a, b) or (cosine >= PARAPHRASE and bool(_identifiers(fact_body(a)) & _identifiers(fact_body(b))))
+    return same
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    return frozenset(token.casefold().strip("`") for token in _IDENTIFIER.findall(text))
 
 
 def _shares_most(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
