@@ -132,7 +132,12 @@ RULES: tuple[Rule, ...] = (
           layer), a dependency or tool version the repository's manifests do not admit ("React
           18" against `"react": "^19.0.0"`; "React Hook Form 7.56" against `react-hook-form`;
           "pnpm 10.10.0" against `"packageManager": "pnpm@10.12.4"`), or a "Current Version"
-          other than the manifest's, is stale too, naming the manifest line.""",
+          other than the manifest's, is stale too, naming the manifest line. Across one store, one tool
+          given two versions no release satisfies ("Python 3.8+" in the brief, "Python 3.13+:
+          minimum version" in the tech context; "react-native 0.76.1" and "React Native Version:
+          0.81.5") flags the older statement, or the lower with no dates; "React 18" and "React
+          18.2.0", or "Node 20+" and "Node 22.19.0", agree, and a history, a support matrix or a
+          plan says nothing of the current version. Judged as a slot's two values in prose.""",
           "- cache-tier: uses redis 6 (2026-01-01)\n- cache-tier: uses redis 7 (2026-05-01)",
           "- cache-tier: uses redis 7 (2026-05-01)"),
     _rule("missing_path", "G", Severity.WARNING, "A path memory names is not in the repository.",

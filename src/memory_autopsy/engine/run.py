@@ -25,6 +25,7 @@ from memory_autopsy.engine import (
     settled,
     slots,
     status,
+    tool_versions,
     transitions,
 )
 from memory_autopsy.engine.context import Context
@@ -88,6 +89,7 @@ def lint_store(
     found += deprecated.find(ctx)
     found += pins.find(ctx)
     found += pins.project_version(ctx)
+    found += tool_versions.find(ctx)
     found += rejected.find(ctx)
     found += settled.find(ctx)
     found += instead.find(ctx)

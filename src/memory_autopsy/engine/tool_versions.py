@@ -1,0 +1,129 @@
+"""Layer 2c: one tool given two versions in one store ("Python 3.8+ with uv" in the brief,
+"Python 3.13+: minimum version for typing.Protocol" in the tech context; "react-native 0.76.1"
+in a dependency list, "React Native Version: 0.81.5" in a later note).
+
+A version is read where it cannot be a measure: after the word "version" ("React Native Version:
+0.81.5", "Node v20"), as a full release ("react-native 0.76.1"), or as a minimum ("Python 3.8+").
+The name before it is the tool's, as a product is written (capitalized, or with a hyphen or a
+".js": "react-native", "Next.js"), and the grounding layer's aliases make "Node.js" and "node"
+one tool. Two statements conflict when no version satisfies both: two minimums that differ, two
+releases that differ where both are precise, a release below a minimum. "React 18" and "React
+18.2.0" agree, as "Node 20+" and "Node 22.19.0" do.
+
+Claims that tell a history are passed over ("upgraded from Python 3.8 to 3.13", "was on React
+17", a transition), as are claims naming one tool at two versions (a support matrix), open
+tasks, and a version under a plan, a wish or a negation ("we plan to support Python
+3.13+"). Two statements of one slot ("runs on Python 3.8+" twice over) are left to the slot
+layer, which compares them already. The older statement is flagged where dates order them, else the lower version, as
+the slot layer flags a superseded version. The finding is one of two values read for one slot
+in prose, and is judged as the slot layer's are (`how`: slot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memory_autopsy import lazyre
+from memory_autopsy.claims import find_transition
+from memory_autopsy.clauses import qualified
+from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.findings import fact_finding, quote
+from memory_autopsy.engine.grounding import ALIASES
+from memory_autopsy.engine.slots import SLOT
+from memory_autopsy.engine.status import PENDING
+from memory_autopsy.model import Fact, Finding
+
+# A product name, then its version: "Python 3.8+", "React Native Version: 0.81.5", "Node v20",
+# "react-native 0.76.1". A product is capitalized, or written with a hyphen or a ".js".
+_MENTION = lazyre.compile(
+    r"(?<![\w.@/-])(?P<name>[A-Z][\w+#-]*(?:\.js)?(?:[ -][A-Z][\w+#-]*)?|[a-z][\w+#]*(?:-[\w+#]+)+|[a-z][\w+#-]*\.js)"
+    r"[ \t]*(?:\*\*)?[ \t]*"
+    r"(?P<word>(?i:version)[ \t]*:?[ \t]*(?:\*\*)?[ \t]*v?|v(?=\d))?"
+    r"(?P<version>\d{1,4}(?:\.\d{1,4}){0,2})(?P<plus>\+)?(?![\w.]*\d)(?![\w/%-])"
+)
+_DIGIT = lazyre.compile(r"\d")
+# Words that number something other than a release ("Phase 2.1", "Step 3+"), or a verb or
+# preposition read as a name ("supports 3.8+", "requires 3.10+").
+_NOT_TOOLS = frozenset("""phase step sprint version chapter section task plan iteration iter milestone release part
+stage level day week round story epic ticket issue pr adr the with and to from at of in on by for is was uses using
+use requires require support supports than over under about approximately up only all total top max min minimum
+maximum port page line lines item items tests test files file build patch revision rev schema protocol""".split())
+# A claim that tells how the version changed, not which it is.
+_HISTORY = lazyre.compile(
+    r"\b(?i:from|upgrad\w*|bump\w*|migrat\w*|previously|formerly|was|were|instead|downgrad\w*|replac\w*|switch\w*)\b|->|\u2192"
+)
+
+Mention = tuple[str, bool, tuple[int, ...], str]  # tool, a minimum ("3.8+"), its release, as written
+
+
+def find(ctx: Context) -> Iterator[Finding]:
+    by_tool: dict[tuple[str, str], list[tuple[Fact, Mention]]] = {}
+    for fact in ctx.active:
+        if fact.kind not in ("state", "guideline") or fact.status in PENDING or _DIGIT.search(fact.claim) is None:
+            continue
+        for mention in _mentions(fact.claim):
+            if not _HISTORY.search(fact.claim) and find_transition(fact.claim, ctx.vocabulary) is None:
+                by_tool.setdefault((ctx.store_key(fact), mention[0]), []).append((fact, mention))
+    for said in by_tool.values():
+        yield from _conflicts(ctx, said)
+
+
+def _mentions(claim: str) -> list[Mention]:
+    """The tools a claim gives one version each (a tool named at two versions is left out)."""
+    found: dict[str, set[tuple[bool, tuple[int, ...], str]]] = {}
+    for match in _MENTION.finditer(claim):
+        written = match["name"]
+        name = _tool(written)
+        if name in _NOT_TOOLS or len(name) < 2:
+            continue
+        version = match["version"]
+        if not (match["word"] or match["plus"] or version.count(".") == 2):
+            continue  # "PF 1.64", "Latency 1.22": a measure, not a release
+        if qualified(claim[: match.start()]):
+            continue  # "We plan to support Python 3.13+", "not on Node 18.19.0": not what it runs
+        shown = f"{written} {version}{match['plus'] or ''}"
+        found.setdefault(name, set()).add((bool(match["plus"]), tuple(int(p) for p in version.split(".")), shown))
+    return [(name, *next(iter(said))) for name, said in found.items() if len(said) == 1]
+
+
+def _tool(written: str) -> str:
+    name = written.casefold()
+    name = ALIASES.get(name, name)
+    return name.removesuffix(".js").replace("-", " ").strip()
+
+
+def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]]) -> Iterator[Finding]:
+    """Each statement that a later or higher one of the same tool contradicts, named beside the
+    newest such statement (the highest where no date orders them). Two statements of one slot
+    ("runs on Python 3.12+") are the slot layer's to compare."""
+    for fact, mine in said:
+        newer = [(other, theirs) for other, theirs in said
+                 if other.order != fact.order and _disagree(mine, theirs) and _superseded(fact, mine, other, theirs)
+                 and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other))]
+        if not newer:
+            continue
+        kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1][2]))
+        why = "observed later" if observed_order(fact, kept) == -1 else "no date orders them; the lower version is flagged"
+        yield fact_finding(
+            "stale", fact,
+            f"gives {mine[3]} here, but {kept.where} gives {now[3]} ({why}): {quote(kept.claim)!r}",
+            related=[kept], layer="2c", extra={"how": SLOT},
+        )
+
+
+def _disagree(a: Mention, b: Mention) -> bool:
+    """No version satisfies both: "3.8+" and "3.13+", "0.76.1" and "0.81.5", "3.13+" and "3.8.10"."""
+    (_, min_a, rel_a, _), (_, min_b, rel_b, _) = a, b
+    if min_a and min_b:
+        return rel_a != rel_b
+    if min_a or min_b:
+        floor, release = (rel_a, rel_b) if min_a else (rel_b, rel_a)
+        return release[: len(floor)] < floor
+    shared = min(len(rel_a), len(rel_b))
+    return rel_a[:shared] != rel_b[:shared]
+
+
+def _superseded(a: Fact, mine: Mention, b: Fact, theirs: Mention) -> bool:
+    """Whether b's statement supersedes a's: b is newer, or no date orders them and b's version is higher."""
+    order = observed_order(a, b)
+    return order == -1 if order is not None else mine[2] < theirs[2]
