@@ -96,3 +96,16 @@ def test_two_stores_are_compared_apart(tmp_path: Path) -> None:
     write(tmp_path / "service-a" / "memory-bank" / "techContext.md", "# Tech\n\n- Runtime: Python 3.8+\n")
     write(tmp_path / "service-b" / "memory-bank" / "techContext.md", "# Tech\n\n- Runtime: Python 3.13+\n")
     assert _stale(tmp_path) == []
+
+
+def test_a_table_of_releases_is_no_claim_of_the_current_version(tmp_path: Path) -> None:
+    """More versions of one tool than MAX_VERSIONS: a release history, left alone (and the work
+    stays linear in the statements however many there are)."""
+    rows = "".join(f"## Image {i}\n- Python 3.{i}.0\n\n" for i in range(70))
+    write(tmp_path / "images.md", f"# Images\n\n{rows}")
+    assert _stale(tmp_path) == []
+
+
+def test_items_of_one_list_are_two_subjects(tmp_path: Path) -> None:
+    write(tmp_path / "images.md", "# Images\n\n- Python 3.11.4 in the api image\n- Python 3.12.1 in the worker image\n")
+    assert _stale(tmp_path) == []

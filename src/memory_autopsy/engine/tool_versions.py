@@ -26,12 +26,12 @@ from collections.abc import Iterator, Sequence
 from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
 from memory_autopsy.clauses import qualified
-from memory_autopsy.engine.context import Context, observed_order
+from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.engine.grounding import ALIASES
 from memory_autopsy.engine.slots import SLOT
 from memory_autopsy.engine.status import PENDING
-from memory_autopsy.model import Fact, Finding
+from memory_autopsy.model import NAMED_SHAPES, Fact, Finding
 
 # A product name, then its version: "Python 3.8+", "React Native Version: 0.81.5", "Node v20",
 # "react-native 0.76.1". A product is capitalized, or written with a hyphen or a ".js".
@@ -54,6 +54,7 @@ _HISTORY = lazyre.compile(
 )
 
 Mention = tuple[str, bool, tuple[int, ...], str]  # tool, a minimum ("3.8+"), its release, as written
+MAX_VERSIONS = 64
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -61,11 +62,14 @@ def find(ctx: Context) -> Iterator[Finding]:
     for fact in ctx.active:
         if fact.kind not in ("state", "guideline") or fact.status in PENDING or _DIGIT.search(fact.claim) is None:
             continue
-        for mention in _mentions(fact.claim):
-            if not _HISTORY.search(fact.claim) and find_transition(fact.claim, ctx.vocabulary) is None:
-                by_tool.setdefault((ctx.store_key(fact), mention[0]), []).append((fact, mention))
+        mentions = _mentions(fact.claim)
+        if not mentions or _HISTORY.search(fact.claim) or find_transition(fact.claim, ctx.vocabulary) is not None:
+            continue
+        for mention in mentions:
+            by_tool.setdefault((ctx.store_key(fact), mention[0]), []).append((fact, mention))
+    runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for said in by_tool.values():
-        yield from _conflicts(ctx, said)
+        yield from _conflicts(ctx, said, runs)
 
 
 def _mentions(claim: str) -> list[Mention]:
@@ -92,28 +96,54 @@ def _tool(written: str) -> str:
     return name.removesuffix(".js").replace("-", " ").strip()
 
 
-def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]]) -> Iterator[Finding]:
+def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[int, int]) -> Iterator[Finding]:
     """Each statement that a later or higher one of the same tool contradicts, named beside the
-    newest such statement (the highest where no date orders them). Two statements of one slot
-    ("runs on Python 3.12+") are the slot layer's to compare."""
-    for fact, mine in said:
-        newer = [(other, theirs) for other, theirs in said
-                 if other.order != fact.order and _disagree(mine, theirs) and _superseded(fact, mine, other, theirs)
-                 and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other))]
-        if not newer:
-            continue
-        kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1][2]))
-        why = "observed later" if observed_order(fact, kept) == -1 else "no date orders them; the lower version is flagged"
-        yield fact_finding(
-            "stale", fact,
-            f"gives {mine[3]} here, but {kept.where} gives {now[3]} ({why}): {quote(kept.claim)!r}",
-            related=[kept], layer="2c", extra={"how": SLOT},
-        )
+    newest such statement (the highest where no date orders them). Statements are compared by
+    version: each version stands for its newest dated and its first undated statement, so the
+    work grows with the statements times the versions, and a tool given more than MAX_VERSIONS
+    versions in one store is a table of releases, not a claim. Two statements of one slot
+    ("runs on Python 3.12+") are the slot layer's to compare, and two items of one list or table
+    ("- Python 3.11.4 in the api image", "- Python 3.12.1 in the worker image") are two subjects."""
+    by_version: dict[tuple[bool, tuple[int, ...]], list[tuple[Fact, Mention]]] = {}
+    for fact, mention in said:
+        by_version.setdefault((mention[1], mention[2]), []).append((fact, mention))
+    if len(by_version) < 2 or len(by_version) > MAX_VERSIONS:
+        return
+    if not runs:
+        runs.update(runs_of(ctx.active))
+    standing = {version: _standing(group) for version, group in by_version.items()}
+    for version, group in by_version.items():
+        rivals = [pair for other, pairs in standing.items() if _disagree(version, other) for pair in pairs]
+        for fact, mine in group if rivals else ():
+            newer = [(other, theirs) for other, theirs in rivals if _superseded(fact, mine, other, theirs)
+                     and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, runs)]
+            if not newer:
+                continue
+            kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1][2]))
+            why = "observed later" if observed_order(fact, kept) == -1 else "no date orders them; the lower version is flagged"
+            yield fact_finding(
+                "stale", fact,
+                f"gives {mine[3]} here, but {kept.where} gives {now[3]} ({why}): {quote(kept.claim)!r}",
+                related=[kept], layer="2c", extra={"how": SLOT},
+            )
 
 
-def _disagree(a: Mention, b: Mention) -> bool:
+def _siblings(a: Fact, b: Fact, runs: dict[int, int]) -> bool:
+    return (a.path == b.path and a.shape not in NAMED_SHAPES and b.shape not in NAMED_SHAPES
+            and runs.get(a.order) == runs.get(b.order))
+
+
+def _standing(group: Sequence[tuple[Fact, Mention]]) -> list[tuple[Fact, Mention]]:
+    """The statements that speak for one version: its newest dated one and its first undated one."""
+    dated = [pair for pair in group if pair[0].observed_at]
+    undated = [pair for pair in group if not pair[0].observed_at]
+    newest = [max(dated, key=lambda pair: pair[0].observed_at or "")] if dated else []
+    return newest + undated[:1]
+
+
+def _disagree(a: tuple[bool, tuple[int, ...]], b: tuple[bool, tuple[int, ...]]) -> bool:
     """No version satisfies both: "3.8+" and "3.13+", "0.76.1" and "0.81.5", "3.13+" and "3.8.10"."""
-    (_, min_a, rel_a, _), (_, min_b, rel_b, _) = a, b
+    (min_a, rel_a), (min_b, rel_b) = a, b
     if min_a and min_b:
         return rel_a != rel_b
     if min_a or min_b:
