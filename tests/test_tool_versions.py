@@ -82,6 +82,8 @@ LOOK_ALIKES = {
     "numbered work": ("Phase 2.1.3 shipped", "Phase 2.2.0 shipped"),
     "a plan": ("We plan to support Python 3.13+ next quarter", "Python 3.8+"),
     "two tools": ("Python 3.8+", "Node.js 20+"),
+    "two places": ("Node version 18.19.0 in CI", "Node version 20.11.0 locally"),
+    "a numbered document": ("Spec v1 describes the sync", "Spec v2 describes the export"),
 }
 
 

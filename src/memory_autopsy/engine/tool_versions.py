@@ -8,7 +8,8 @@ The name before it is the tool's, as a product is written (capitalized, or with 
 ".js": "react-native", "Next.js"), and the grounding layer's aliases make "Node.js" and "node"
 one tool. Two statements conflict when no version satisfies both: two minimums that differ, two
 releases that differ where both are precise, a release below a minimum. "React 18" and "React
-18.2.0" agree, as "Node 20+" and "Node 22.19.0" do.
+18.2.0" agree, as "Node 20+" and "Node 22.19.0" do; "Node version 18 in CI" and "Node version 20
+locally" say where each holds, and are two statements of two places.
 
 Claims that tell a history are passed over ("upgraded from Python 3.8 to 3.13", "was on React
 17", a transition), as are claims naming one tool at two versions (a support matrix), open
@@ -34,14 +35,17 @@ from memory_autopsy.engine.status import PENDING
 from memory_autopsy.model import NAMED_SHAPES, Fact, Finding
 
 # A product name, then its version: "Python 3.8+", "React Native Version: 0.81.5", "Node v20",
-# "react-native 0.76.1". A product is capitalized, or written with a hyphen or a ".js".
+# "react-native 0.76.1" ("v" only before a dotted version: "Spec v2" numbers a document).
+# A product is capitalized, or written with a hyphen or a ".js".
 _MENTION = lazyre.compile(
     r"(?<![\w.@/-])(?P<name>[A-Z][\w+#-]*(?:\.js)?(?:[ -][A-Z][\w+#-]*)?|[a-z][\w+#]*(?:-[\w+#]+)+|[a-z][\w+#-]*\.js)"
     r"[ \t]*(?:\*\*)?[ \t]*"
-    r"(?P<word>(?i:version)[ \t]*:?[ \t]*(?:\*\*)?[ \t]*v?|v(?=\d))?"
+    r"(?P<word>(?i:version)[ \t]*:?[ \t]*(?:\*\*)?[ \t]*v?|v(?=\d+\.))?"
     r"(?P<version>\d{1,4}(?:\.\d{1,4}){0,2})(?P<plus>\+)?(?![\w.]*\d)(?![\w/%-])"
 )
 _DIGIT = lazyre.compile(r"\d")
+# Where a version holds, written right after it: "Node version 18 in CI", "Python 3.12 locally".
+_SCOPE = lazyre.compile(r"[ \t]*[),]?[ \t]*(?P<scope>(?i:in|on|for|under|inside|within)[ \t]+[\w-]+|(?i:locally))\b")
 # Words that number something other than a release ("Phase 2.1", "Step 3+"), or a verb or
 # preposition read as a name ("supports 3.8+", "requires 3.10+").
 _NOT_TOOLS = frozenset("""phase step sprint version chapter section task plan iteration iter milestone release part
@@ -53,7 +57,8 @@ _HISTORY = lazyre.compile(
     r"\b(?i:from|upgrad\w*|bump\w*|migrat\w*|previously|formerly|was|were|instead|downgrad\w*|replac\w*|switch\w*)\b|->|\u2192"
 )
 
-Mention = tuple[str, bool, tuple[int, ...], str]  # tool, a minimum ("3.8+"), its release, as written
+# tool, a minimum ("3.8+"), its release, where it holds ("in ci"), as written
+Mention = tuple[str, bool, tuple[int, ...], str, str]
 MAX_VERSIONS = 64
 
 
@@ -74,7 +79,7 @@ def find(ctx: Context) -> Iterator[Finding]:
 
 def _mentions(claim: str) -> list[Mention]:
     """The tools a claim gives one version each (a tool named at two versions is left out)."""
-    found: dict[str, set[tuple[bool, tuple[int, ...], str]]] = {}
+    found: dict[str, set[tuple[bool, tuple[int, ...], str, str]]] = {}
     for match in _MENTION.finditer(claim):
         written = match["name"]
         name = _tool(written)
@@ -86,7 +91,9 @@ def _mentions(claim: str) -> list[Mention]:
         if qualified(claim[: match.start()]):
             continue  # "We plan to support Python 3.13+", "not on Node 18.19.0": not what it runs
         shown = f"{written} {version}{match['plus'] or ''}"
-        found.setdefault(name, set()).add((bool(match["plus"]), tuple(int(p) for p in version.split(".")), shown))
+        scope = _SCOPE.match(claim, match.end())
+        where = " ".join(scope["scope"].casefold().split()) if scope else ""
+        found.setdefault(name, set()).add((bool(match["plus"]), tuple(int(p) for p in version.split(".")), where, shown))
     return [(name, *next(iter(said))) for name, said in found.items() if len(said) == 1]
 
 
@@ -104,16 +111,17 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[in
     versions in one store is a table of releases, not a claim. Two statements of one slot
     ("runs on Python 3.12+") are the slot layer's to compare, and two items of one list or table
     ("- Python 3.11.4 in the api image", "- Python 3.12.1 in the worker image") are two subjects."""
-    by_version: dict[tuple[bool, tuple[int, ...]], list[tuple[Fact, Mention]]] = {}
+    by_version: dict[tuple[bool, tuple[int, ...], str], list[tuple[Fact, Mention]]] = {}
     for fact, mention in said:
-        by_version.setdefault((mention[1], mention[2]), []).append((fact, mention))
+        by_version.setdefault((mention[1], mention[2], mention[3]), []).append((fact, mention))
     if len(by_version) < 2 or len(by_version) > MAX_VERSIONS:
         return
     if not runs:
         runs.update(runs_of(ctx.active))
     standing = {version: _standing(group) for version, group in by_version.items()}
     for version, group in by_version.items():
-        rivals = [pair for other, pairs in standing.items() if _disagree(version, other) for pair in pairs]
+        rivals = [pair for other, pairs in standing.items()
+                  if other[2] == version[2] and _disagree(version[:2], other[:2]) for pair in pairs]
         for fact, mine in group if rivals else ():
             newer = [(other, theirs) for other, theirs in rivals if _superseded(fact, mine, other, theirs)
                      and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, runs)]
@@ -123,7 +131,7 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[in
             why = "observed later" if observed_order(fact, kept) == -1 else "no date orders them; the lower version is flagged"
             yield fact_finding(
                 "stale", fact,
-                f"gives {mine[3]} here, but {kept.where} gives {now[3]} ({why}): {quote(kept.claim)!r}",
+                f"gives {mine[4]} here, but {kept.where} gives {now[4]} ({why}): {quote(kept.claim)!r}",
                 related=[kept], layer="2c", extra={"how": SLOT},
             )
 
