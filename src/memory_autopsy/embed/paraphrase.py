@@ -72,15 +72,15 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
                 continue  # one finding per line pair: two sentences of one item are one restatement
             if cosine < PARAPHRASE and not _shares_most(words[i], words[j]):
                 continue
-            same = _same_subject(kin, cosine)
-            if _restates(ctx, older, newer, words[i], words[j], judged, runs, same):
+            if _restates(ctx, older, newer, words[i], words[j], judged, runs, kin, cosine):
                 flagged.add(j)
                 places.add(place)
                 yield _finding(newer, older, cosine)
 
 
 def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_b: Mapping[str, str],
-              judged: set[frozenset[str]], runs: Mapping[int, int], kin: Callable[[Fact, Fact], bool]) -> bool:
+              judged: set[frozenset[str]], runs: Mapping[int, int], kin: Callable[[Fact, Fact], bool],
+              cosine: float) -> bool:
     if a.id == b.id or frozenset((a.id, b.id)) in judged or not ctx.together(a, b):
         return False
     if len(words_a) < MIN_WORDS or len(words_b) < MIN_WORDS:
@@ -88,7 +88,7 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     if observed_order(a, b) is not None or (a.entry and b.entry and a.entry != b.entry):
         return False  # a dated log reporting again: news, not a copy
     named = a.shape in NAMED_SHAPES or b.shape in NAMED_SHAPES
-    if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity and not kin(a, b):
+    if (named or _predicate(a) or _predicate(b)) and a.entity != b.entity and not _one_subject(a, b, kin, cosine):
         return False  # one thing said of two named entities, or of two headings: two subjects
     if not named and a.path == b.path and runs.get(a.order) == runs.get(b.order):
         return False  # items of one list or table (lines in one run): written to differ
@@ -105,13 +105,11 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     return reading is None or reading.agree
 
 
-def _same_subject(kin: Callable[[Fact, Fact], bool], cosine: float) -> Callable[[Fact, Fact], bool]:
+def _one_subject(a: Fact, b: Fact, kin: Callable[[Fact, Fact], bool], cosine: float) -> bool:
     """Two graph entities speak of one subject when one is the other's name with more words, or
     when a close restatement (PARAPHRASE) names the same identifier: a file, a function, an event
     ("Broadcasts `turn_changed` via Realtime" on a hook and on the game-flow node)."""
-    def same(a: Fact, b: Fact) -> bool:
-        return kin(a, b) or (cosine >= PARAPHRASE and bool(_identifiers(fact_body(a)) & _identifiers(fact_body(b))))
-    return same
+    return kin(a, b) or (cosine >= PARAPHRASE and bool(_identifiers(fact_body(a)) & _identifiers(fact_body(b))))
 
 
 def _identifiers(text: str) -> frozenset[str]:
