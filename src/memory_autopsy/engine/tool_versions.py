@@ -23,6 +23,7 @@ in prose, and is judged as the slot layer's are (`how`: slot).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
@@ -57,9 +58,19 @@ _HISTORY = lazyre.compile(
     r"\b(?i:from|upgrad\w*|bump\w*|migrat\w*|previously|formerly|was|were|instead|downgrad\w*|replac\w*|switch\w*)\b|->|\u2192"
 )
 
-# tool, a minimum ("3.8+"), its release, where it holds ("in ci"), as written
-Mention = tuple[str, bool, tuple[int, ...], str, str]
 MAX_VERSIONS = 64
+
+
+class Version(NamedTuple):
+    minimum: bool  # "3.8+": this release or any later
+    release: tuple[int, ...]
+    scope: str  # where it holds, as written after it ("in ci"), or ""
+
+
+class Mention(NamedTuple):
+    tool: str
+    version: Version
+    shown: str  # as written ("Python 3.8+")
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -71,7 +82,7 @@ def find(ctx: Context) -> Iterator[Finding]:
         if not mentions or _HISTORY.search(fact.claim) or find_transition(fact.claim, ctx.vocabulary) is not None:
             continue
         for mention in mentions:
-            by_tool.setdefault((ctx.store_key(fact), mention[0]), []).append((fact, mention))
+            by_tool.setdefault((ctx.store_key(fact), mention.tool), []).append((fact, mention))
     runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for said in by_tool.values():
         yield from _conflicts(ctx, said, runs)
@@ -79,7 +90,7 @@ def find(ctx: Context) -> Iterator[Finding]:
 
 def _mentions(claim: str) -> list[Mention]:
     """The tools a claim gives one version each (a tool named at two versions is left out)."""
-    found: dict[str, set[tuple[bool, tuple[int, ...], str, str]]] = {}
+    found: dict[str, set[tuple[Version, str]]] = {}
     for match in _MENTION.finditer(claim):
         written = match["name"]
         name = _tool(written)
@@ -93,8 +104,9 @@ def _mentions(claim: str) -> list[Mention]:
         shown = f"{written} {version}{match['plus'] or ''}"
         scope = _SCOPE.match(claim, match.end())
         where = " ".join(scope["scope"].casefold().split()) if scope else ""
-        found.setdefault(name, set()).add((bool(match["plus"]), tuple(int(p) for p in version.split(".")), where, shown))
-    return [(name, *next(iter(said))) for name, said in found.items() if len(said) == 1]
+        release = tuple(int(part) for part in version.split("."))
+        found.setdefault(name, set()).add((Version(bool(match["plus"]), release, where), shown))
+    return [Mention(name, *next(iter(said))) for name, said in found.items() if len(said) == 1]
 
 
 def _tool(written: str) -> str:
@@ -111,9 +123,9 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[in
     versions in one store is a table of releases, not a claim. Two statements of one slot
     ("runs on Python 3.12+") are the slot layer's to compare, and two items of one list or table
     ("- Python 3.11.4 in the api image", "- Python 3.12.1 in the worker image") are two subjects."""
-    by_version: dict[tuple[bool, tuple[int, ...], str], list[tuple[Fact, Mention]]] = {}
+    by_version: dict[Version, list[tuple[Fact, Mention]]] = {}
     for fact, mention in said:
-        by_version.setdefault((mention[1], mention[2], mention[3]), []).append((fact, mention))
+        by_version.setdefault(mention.version, []).append((fact, mention))
     if len(by_version) < 2 or len(by_version) > MAX_VERSIONS:
         return
     if not runs:
@@ -121,17 +133,17 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[in
     standing = {version: _standing(group) for version, group in by_version.items()}
     for version, group in by_version.items():
         rivals = [pair for other, pairs in standing.items()
-                  if other[2] == version[2] and _disagree(version[:2], other[:2]) for pair in pairs]
+                  if other.scope == version.scope and _disagree(version, other) for pair in pairs]
         for fact, mine in group if rivals else ():
             newer = [(other, theirs) for other, theirs in rivals if _superseded(fact, mine, other, theirs)
                      and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, runs)]
             if not newer:
                 continue
-            kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1][2]))
+            kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1].version.release))
             why = "observed later" if observed_order(fact, kept) == -1 else "no date orders them; the lower version is flagged"
             yield fact_finding(
                 "stale", fact,
-                f"gives {mine[4]} here, but {kept.where} gives {now[4]} ({why}): {quote(kept.claim)!r}",
+                f"gives {mine.shown} here, but {kept.where} gives {now.shown} ({why}): {quote(kept.claim)!r}",
                 related=[kept], layer="2c", extra={"how": SLOT},
             )
 
@@ -149,19 +161,18 @@ def _standing(group: Sequence[tuple[Fact, Mention]]) -> list[tuple[Fact, Mention
     return newest + undated[:1]
 
 
-def _disagree(a: tuple[bool, tuple[int, ...]], b: tuple[bool, tuple[int, ...]]) -> bool:
+def _disagree(a: Version, b: Version) -> bool:
     """No version satisfies both: "3.8+" and "3.13+", "0.76.1" and "0.81.5", "3.13+" and "3.8.10"."""
-    (min_a, rel_a), (min_b, rel_b) = a, b
-    if min_a and min_b:
-        return rel_a != rel_b
-    if min_a or min_b:
-        floor, release = (rel_a, rel_b) if min_a else (rel_b, rel_a)
+    if a.minimum and b.minimum:
+        return a.release != b.release
+    if a.minimum or b.minimum:
+        floor, release = (a.release, b.release) if a.minimum else (b.release, a.release)
         return release[: len(floor)] < floor
-    shared = min(len(rel_a), len(rel_b))
-    return rel_a[:shared] != rel_b[:shared]
+    shared = min(len(a.release), len(b.release))
+    return a.release[:shared] != b.release[:shared]
 
 
 def _superseded(a: Fact, mine: Mention, b: Fact, theirs: Mention) -> bool:
     """Whether b's statement supersedes a's: b is newer, or no date orders them and b's version is higher."""
     order = observed_order(a, b)
-    return order == -1 if order is not None else mine[2] < theirs[2]
+    return order == -1 if order is not None else mine.version.release < theirs.version.release
