@@ -27,12 +27,12 @@ from memory_autopsy import lazyre
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.engine.judges import REPOSITORY
+from memory_autopsy.engine.status import PENDING
 from memory_autopsy.grounds import Declared, Repository, admits
 from memory_autopsy.ingest.blocks import iter_blocks
 from memory_autopsy.model import Fact, Finding, Location
 from memory_autopsy.selection import matches
 
-PENDING = frozenset({"pending", "in_progress", "blocked"})
 EXTENSIONS = frozenset("""py pyi ts tsx js jsx mjs cjs mts cts json jsonc md mdx mdc txt yml yaml toml
     ini cfg conf env lock rs go java kt kts swift rb php cs fs c h cc cpp hpp m mm sh bash zsh ps1
     bat sql css scss sass less html htm vue svelte astro dart ex exs erl lua r jl scala clj hs ml
