@@ -358,6 +358,58 @@ def _frame_subject(body: str, vocabulary: Vocabulary) -> frozenset[str]:
                      and not word[0].isdigit())
 
 
+# The negations as a normalized claim spells them: punctuation is gone, so "don't" is "don t"
+# and "n't" a word ending in n before a lone t.
+_NEGATED = tuple(normalize_claim(cue) + " " if cue.startswith("n'") else " " + normalize_claim(cue) + " "
+                 for cue in NEGATIONS)
+# A negation bears on the first two words past it that are not small ones (a verb and its
+# object: "never use magic numbers"), within DENIAL_REACH words, compared by their first
+# DENIAL_PREFIX letters ("retried" is "retry").
+DENIAL_REACH = 6
+DENIAL_PREFIX = 4
+# "Use constants instead of magic numbers": what follows says what is not used, as a negation does.
+_INSTEAD = (" instead of ", " rather than ")
+
+
+def negated(norm: str) -> bool:
+    """Whether a normalized claim says what is not so ("never merge to main", "doesn't cache")."""
+    return holds_any(" " + norm + " ", _NEGATED)
+
+
+def denies(norm: str, other: str) -> bool:
+    """Whether one of two normalized claims denies what the other says: it negates, the other
+    does not, and the other says what a negation bears on, its verb and its object ("Workers
+    read the cache" / "Workers cannot read the cache"; "Retry failed calls with backoff" /
+    "Failed calls aren't retried with backoff"). A negation of what the other does not say adds
+    a point and flips none ("Never install x: GPL-3.0" / "x is GPL-3.0"), as does one the other
+    says is not done either ("Never use magic numbers" / "Use constants instead of magic
+    numbers"); a negation that bears on no word flips the claim."""
+    if negated(norm) == negated(other):
+        return False
+    no, yes = (norm, other) if negated(norm) else (other, norm)
+    said = set(_words_said(yes))
+    bears_on = list(_borne(" " + no + " ", _NEGATED))
+    return not bears_on or any(all(word in said for word in words) for words in bears_on)
+
+
+def _borne(text: str, cues: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """What each cue in `text` bears on: the prefixes of the first two content words past it."""
+    for cue in cues:
+        at = text.find(cue)
+        while at >= 0:
+            past = [w for w in text[at + len(cue):].split()[:DENIAL_REACH] if w not in STOPWORDS][:2]
+            if past:
+                yield tuple(word[:DENIAL_PREFIX] for word in past)
+            at = text.find(cue, at + len(cue))
+
+
+def _words_said(norm: str) -> Iterator[str]:
+    """The prefixes of a claim's words, less those it says are not used ("instead of x")."""
+    text = " " + norm + " "
+    unsaid = {word for words in _borne(text, _INSTEAD) for word in words} if holds_any(text, _INSTEAD) else set()
+    return (prefix for word in norm.split() if (prefix := word[:DENIAL_PREFIX]) not in unsaid)
+
+
 def two_subjects(said: frozenset[str], other: frozenset[str]) -> bool:
     """Whether two claims name two things of their own: each names a subject (its words), and
     neither subject holds the other ("the web app" / "the mobile app", "the project" / "the auth module";

@@ -77,7 +77,10 @@ RULES: tuple[Rule, ...] = (
           claim; "use" is no content word), two records (their entity is their subject), two observations of two graph nodes
           opening with a participle ("Located in src/x.ts", said of each node) or sharing less than 0.9
           of their words (a description each node fits), and a result a log reports again on another day. Claims that state different numbers are never near-duplicates
-          (that is a change of value); a restatement may add a count the other leaves out. With the
+          (that is a change of value); a restatement may add a count the other leaves out. Nor is a
+          claim beside its denial ("Workers read the cache" / "Workers do not read the cache"); a
+          negation of what the other claim does not say adds a point ("Never install x: GPL-3.0" /
+          "x is GPL-3.0"). With the
           static embedding model, layer 3 also reports a restatement in words of its own anywhere in the
           store, at severity review (docs/embed.md).""",
           "- Globex: the deploy runs every night at the edge\n- Globex: the deploy runs every night at the edges",

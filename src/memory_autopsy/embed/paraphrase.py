@@ -7,8 +7,9 @@ nothing tells the two apart:
 - the cosine is at least PARAPHRASE, or at least NEAR with most content words shared (SHARED);
 - both say enough to restate (MIN_WORDS content words each);
 - they agree on every frame they share (frames.read_pair), with the same numbers, the same
-  polarity (both negate, "Never commit secrets" / "Do not commit API keys", or neither does;
-  neither retracts) and the same status;
+  polarity (both negate, "Never commit secrets" / "Do not commit API keys", or neither
+  denies what the other says: a negation of something the other side does not mention adds a
+  point; neither retracts) and the same status;
 - they are not two entries of a dated log (a result reported again later is news, not a copy),
   nor two items of one list or table (siblings differ by design), nor one thing said of two
   subjects: two named entities (a graph's or a JSON store's; a graph node named again with
@@ -29,9 +30,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from memory_autopsy import lazyre
+from memory_autopsy.claims import denies
 from memory_autopsy.embed.frames import VERBISH, frame_words, read_pair
 from memory_autopsy.embed.neighbours import candidate_pairs
-from memory_autopsy.embed.recheck import negates, turns
+from memory_autopsy.embed.recheck import turns
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import NAMED_SHAPES, Fact, Finding, Severity
@@ -99,8 +101,8 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     body_a, body_b = fact_body(a), fact_body(b)
     if sorted(_NUMBER.findall(body_a)) != sorted(_NUMBER.findall(body_b)):
         return False  # another count or version: numeric drift, not a copy
-    if turns(ctx, a) or turns(ctx, b) or negates(ctx, a) != negates(ctx, b):
-        return False  # a change of state, or one side says what is not so: layer 2's business
+    if turns(ctx, a) or turns(ctx, b) or denies(ctx.norm_body(a), ctx.norm_body(b)):
+        return False  # a change of state, or one side denies what the other says: layer 2's business
     reading = read_pair(a, b, ctx.vocabulary)
     return reading is None or reading.agree
 

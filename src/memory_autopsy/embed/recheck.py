@@ -22,18 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import combinations
 
-from memory_autopsy.claims import find_transition, is_versioned_slot
+from memory_autopsy.claims import find_transition, is_versioned_slot, negated
 from memory_autopsy.embed.frames import Reading, read_pair, values_alike
 from memory_autopsy.engine.context import Context, fact_body, observed_order
 from memory_autopsy.engine.findings import fact_finding
 from memory_autopsy.model import Fact, Fidelity, Finding
-from memory_autopsy.normalize import holds_any, normalize_claim
-from memory_autopsy.vocabulary import NEGATIONS
-
-# The negations as a normalized claim spells them: punctuation is gone, so "don't" is "don t"
-# and "n't" a word ending in n before a lone t.
-_NEGATIONS = tuple(normalize_claim(cue) + " " if cue.startswith("n'") else " " + normalize_claim(cue) + " "
-                   for cue in NEGATIONS)
 
 HEDGE = 0.60
 TIME_CUE = 0.6
@@ -92,7 +85,7 @@ def retracts(ctx: Context, fact: Fact) -> bool:
 
 def negates(ctx: Context, fact: Fact) -> bool:
     """The claim says what is not so ("never merge to main", "doesn't cache")."""
-    return holds_any(" " + ctx.norm_body(fact) + " ", _NEGATIONS)
+    return negated(ctx.norm_body(fact))
 
 
 def turns(ctx: Context, fact: Fact) -> bool:

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
+from memory_autopsy.claims import denies
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote, touches_changed
 from memory_autopsy.model import Fact, Fidelity, Finding
@@ -331,8 +332,9 @@ def _restated(
             union = len(mine) + len(theirs) - shared  # counted, not built
             score = shared / union if union else 0.0
             if score < RESTATED or fact.status != other.fact.status or _repeated_event(fact, other.fact) \
-                    or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)):
-                continue
+                    or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) \
+                    or denies(ctx.norm_body(fact), ctx.norm_body(other.fact)):
+                continue  # another status, a result reported again, another count, or one side denies the other
             if apart and (ctx.norm_body(fact) == ctx.norm_body(other.fact) or not _apart(unit, other)):
                 continue  # the same words are the copy rules' to report, or to leave
             return other.fact, score
@@ -522,7 +524,7 @@ def _same_claim_kind(ctx: Context, a: Fact, b: Fact) -> bool:
     """A changed number, status or retraction is a change of value, never a near-duplicate."""
     if a.status != b.status or _repeated_event(a, b):
         return False
-    if _digits(ctx, a) != _digits(ctx, b):
+    if _digits(ctx, a) != _digits(ctx, b) or denies(ctx.norm_body(a), ctx.norm_body(b)):
         return False
     return (a.status_verb is None) == (b.status_verb is None) and a.value == b.value if a.slot and b.slot else (
         (a.status_verb is None) == (b.status_verb is None)
