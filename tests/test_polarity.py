@@ -7,13 +7,13 @@ is not done either ("Never use magic numbers" / "Use constants instead of magic 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from memory_autopsy.api import lint
 from memory_autopsy.settings import EmbedSettings, Settings
+from pair_shapes import SHAPES
 
 DENIALS = {
     "do not": ("Workers do not read the shared cache directly", "Workers read the shared cache directly"),
@@ -37,31 +37,6 @@ ADDED = {
 # One side says, with "instead of", what the other's negation forbids.
 INSTEAD = ("Never use magic numbers in handlers, always use the HTTP status constants",
            "Always use the HTTP status constants in handlers instead of magic numbers")
-
-
-def _two_files(folder: Path, a: str, b: str) -> list[str]:
-    (folder / "memory-bank").mkdir()
-    (folder / "memory-bank" / "techContext.md").write_text(f"# Tech\n\n## Stack\n- {a}\n", encoding="utf-8")
-    (folder / "memory-bank" / "systemPatterns.md").write_text(f"# Patterns\n\n## Conventions\n- {b}\n", encoding="utf-8")
-    return [str(folder / "memory-bank")]
-
-
-def _two_headings(folder: Path, a: str, b: str) -> list[str]:
-    path = folder / "CLAUDE.md"
-    path.write_text(f"# Notes\n\n## Decisions\n- {a}\n- Keep the changelog current\n\n## Conventions\n- {b}\n",
-                    encoding="utf-8")
-    return [str(path)]
-
-
-def _one_entity(folder: Path, a: str, b: str) -> list[str]:
-    path = folder / "memory.jsonl"
-    entity = {"type": "entity", "name": "WebApp", "entityType": "project", "observations": [a, "Owned by the web team", b]}
-    path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
-    return [str(path)]
-
-
-SHAPES = {"two files of one store": _two_files, "two headings of one file": _two_headings,
-          "one graph entity": _one_entity}
 
 
 def _engine(name: str, cache: Path) -> Settings:

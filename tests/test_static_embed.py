@@ -14,6 +14,7 @@ from memory_autopsy.api import lint
 from memory_autopsy.embed.frames import value_kind
 from memory_autopsy.settings import EmbedSettings, Settings
 from memory_autopsy.vocabulary import DEFAULT_VOCABULARY
+from pair_shapes import SHAPES, two_files
 
 RESTATED = [
     ("The frontend is built with Next.js and TypeScript", "Frontend framework: Next.js with TypeScript"),
@@ -30,31 +31,6 @@ RESTATED = [
 
 def static(cache: Path) -> Settings:
     return Settings(engine="embed", embed=EmbedSettings(provider="static", cache_dir=str(cache)))
-
-
-def _two_files(folder: Path, a: str, b: str) -> list[str]:
-    (folder / "memory-bank").mkdir()
-    (folder / "memory-bank" / "techContext.md").write_text(f"# Tech\n\n## Stack\n- {a}\n", encoding="utf-8")
-    (folder / "memory-bank" / "systemPatterns.md").write_text(f"# Patterns\n\n## Conventions\n- {b}\n", encoding="utf-8")
-    return [str(folder / "memory-bank")]
-
-
-def _two_headings(folder: Path, a: str, b: str) -> list[str]:
-    path = folder / "CLAUDE.md"
-    path.write_text(f"# Notes\n\n## Decisions\n- {a}\n- Keep the changelog current\n\n## Conventions\n- {b}\n",
-                    encoding="utf-8")
-    return [str(path)]
-
-
-def _one_entity(folder: Path, a: str, b: str) -> list[str]:
-    path = folder / "memory.jsonl"
-    entity = {"type": "entity", "name": "WebApp", "entityType": "project", "observations": [a, "Owned by the web team", b]}
-    path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
-    return [str(path)]
-
-
-SHAPES = {"two files of one store": _two_files, "two headings of one file": _two_headings,
-          "one graph entity": _one_entity}
 
 
 def layer3(paths: list[str], cache: Path) -> list[tuple[str, str]]:
@@ -90,7 +66,7 @@ LOOK_ALIKES = {
 
 @pytest.mark.parametrize("case", LOOK_ALIKES)
 def test_look_alikes_of_a_restatement_stay_silent(tmp_path: Path, case: str) -> None:
-    assert layer3(_two_files(tmp_path, *LOOK_ALIKES[case]), tmp_path / "cache") == []
+    assert layer3(two_files(tmp_path, *LOOK_ALIKES[case]), tmp_path / "cache") == []
 
 
 def test_neighbours_dated_entries_and_two_subjects_are_no_restatements(tmp_path: Path) -> None:
@@ -156,7 +132,7 @@ def test_two_graph_entities_without_one_named_thing_restated_stay_two_subjects(t
 
 
 def test_with_no_server_configured_the_embed_engine_runs_the_packaged_model(tmp_path: Path) -> None:
-    paths = _two_files(tmp_path, *RESTATED[0])
+    paths = two_files(tmp_path, *RESTATED[0])
     done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
                        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": ""})
     found = json.loads(done.out)["findings"]
@@ -166,7 +142,7 @@ def test_with_no_server_configured_the_embed_engine_runs_the_packaged_model(tmp_
 
 
 def test_provider_static_wins_over_a_server_in_the_environment(tmp_path: Path) -> None:
-    paths = _two_files(tmp_path, *RESTATED[0])
+    paths = two_files(tmp_path, *RESTATED[0])
     (tmp_path / "memory-autopsy.toml").write_text('engine = "embed"\n[embed]\nprovider = "static"\n', encoding="utf-8")
     done = run_process("scan", *paths, "--json", "--fail-on", "never", cwd=tmp_path,
                        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": "http://127.0.0.1:9"})
@@ -177,7 +153,7 @@ def test_without_the_extra_the_run_is_degraded_and_says_how_to_install_it(tmp_pa
     stub = tmp_path / "stub" / "wordllama"
     stub.mkdir(parents=True)
     (stub / "__init__.py").write_text("raise ImportError('not installed')\n", encoding="utf-8")
-    paths = _two_files(tmp_path, *RESTATED[0])
+    paths = two_files(tmp_path, *RESTATED[0])
     done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
                        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": "",
                             "PYTHONPATH": os.pathsep.join((str(stub.parent), str(ROOT / "src")))})
@@ -207,7 +183,7 @@ def _ci_engine(root: Path, *args: str) -> tuple[str, set[str]]:
 @pytest.fixture
 def restated(tmp_path: Path) -> Path:
     a, b = RESTATED[1]
-    _two_files(tmp_path, a, b)
+    two_files(tmp_path, a, b)
     return tmp_path
 
 
@@ -249,7 +225,7 @@ def test_a_restatement_in_the_same_words_says_so(tmp_path: Path, same: str, laye
     """Two files of one store holding one sentence under two headings. A sentence of six words
     or more is a copy (`duplicate`, layer 1); a shorter one the copy rule leaves to this layer,
     which says it repeats the words, not that it rewords them. Never both."""
-    paths = _two_files(tmp_path, same, same)
+    paths = two_files(tmp_path, same, same)
     done = run_process("scan", *paths, "--engine", "embed", "--json", "--fail-on", "never", cwd=tmp_path,
                        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "OLLAMA_BASE_URL": ""})
     [finding] = [f for f in json.loads(done.out)["findings"] if f["layer"] in ("1", "3")]
