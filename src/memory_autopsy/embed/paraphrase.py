@@ -6,10 +6,10 @@ layer 3's other pairs are. A pair is a restatement (`near_duplicate`, how `meani
 nothing tells the two apart:
 - the cosine is at least PARAPHRASE, or at least NEAR with most content words shared (SHARED);
 - both say enough to restate (MIN_WORDS content words each);
-- they agree on every frame they share (frames.read_pair), with the same numbers, the same
-  polarity (both negate, "Never commit secrets" / "Do not commit API keys", or neither
-  denies what the other says: a negation of something the other side does not mention adds a
-  point; neither retracts) and the same status;
+- they agree on every frame they share (frames.read_pair), with the same numbers and the same
+  status; neither retracts, and neither denies what the other says (claims.denies: both may
+  negate, "Never commit secrets" / "Do not commit API keys", and a negation of what the other
+  side does not mention adds a point);
 - they are not two entries of a dated log (a result reported again later is news, not a copy),
   nor two items of one list or table (siblings differ by design), nor one thing said of two
   subjects: two named entities (a graph's or a JSON store's; a graph node named again with
