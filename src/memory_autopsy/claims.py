@@ -384,9 +384,10 @@ def denies(norm: str, other: str) -> bool:
     a point and flips none ("Never install x: GPL-3.0" / "x is GPL-3.0"), as does one the other
     says is not done either ("Never use magic numbers" / "Use constants instead of magic
     numbers"); a negation that bears on no word flips the claim."""
-    if negated(norm) == negated(other):
+    first = negated(norm)
+    if first == negated(other):
         return False
-    no, yes = (norm, other) if negated(norm) else (other, norm)
+    no, yes = (norm, other) if first else (other, norm)
     said = set(_words_said(yes))
     bears_on = list(_borne(" " + no + " ", _NEGATED))
     return not bears_on or any(all(word in said for word in words) for words in bears_on)
@@ -405,8 +406,7 @@ def _borne(text: str, cues: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
 
 def _words_said(norm: str) -> Iterator[str]:
     """The prefixes of a claim's words, less those it says are not used ("instead of x")."""
-    text = " " + norm + " "
-    unsaid = {word for words in _borne(text, _INSTEAD) for word in words} if holds_any(text, _INSTEAD) else set()
+    unsaid = {word for words in _borne(" " + norm + " ", _INSTEAD) for word in words}
     return (prefix for word in norm.split() if (prefix := word[:DENIAL_PREFIX]) not in unsaid)
 
 
