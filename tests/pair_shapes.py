@@ -1,5 +1,6 @@
 """Two claims of one memory store in the three shapes a pair rule must read alike: two files of
-a memory bank, two headings of one file, two observations of one graph entity. Each builder
+a memory bank, two headings of one file, two observations of one graph entity (or, for a rule
+that compares a store's subjects, two entities). Each builder
 writes the store under `folder` and returns the paths to scan."""
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ def one_entity(folder: Path, a: str, b: str) -> list[str]:
     path = folder / "memory.jsonl"
     entity = {"type": "entity", "name": "WebApp", "entityType": "project", "observations": [a, "Owned by the web team", b]}
     path.write_text(json.dumps(entity) + "\n", encoding="utf-8")
+    return [str(path)]
+
+
+def two_entities(folder: Path, a: str, b: str) -> list[str]:
+    """One store's claims on two subjects of a graph: a tool the backend and the deployment name."""
+    path = folder / "memory.jsonl"
+    entities = [{"type": "entity", "name": name, "entityType": "component", "observations": [text]}
+                for name, text in (("Backend", a), ("Deployment", b))]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entities), encoding="utf-8")
     return [str(path)]
 
 

@@ -3,13 +3,13 @@ statement is `stale`, judged as a slot's two values in prose are (review), namin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import findings_of, write
+from pair_shapes import two_entities, two_files, two_headings
 
 # (the superseded statement, the current one): two minimums, two releases, a release under a minimum
 CONFLICTS = {
@@ -21,22 +21,8 @@ CONFLICTS = {
 FRAMES = ("{v} with uv package management", "Runtime: {v}", "The service runs on {v} in production")
 
 
-def _two_files(root: Path, old: str, new: str) -> None:
-    write(root / "memory-bank" / "projectbrief.md", f"# Brief\n\n## Stack\n- {old}\n")
-    write(root / "memory-bank" / "techContext.md", f"# Tech\n\n## Runtime\n- {new}\n")
-
-
-def _two_sections(root: Path, old: str, new: str) -> None:
-    write(root / "CLAUDE.md", f"# Notes\n\n## Stack\n- {old}\n- Keep the changelog current\n\n## Constraints\n- {new}\n")
-
-
-def _graph(root: Path, old: str, new: str) -> None:
-    entities = [{"type": "entity", "name": name, "entityType": "component", "observations": [text]}
-                for name, text in (("Backend", old), ("Deployment", new))]
-    write(root / "memory.jsonl", "".join(json.dumps(e) + "\n" for e in entities))
-
-
-SHAPES = {"two files of one store": _two_files, "two sections of one file": _two_sections, "a graph": _graph}
+# a graph's two entities: one tool is compared across the store's subjects, not within one
+SHAPES = {"two files of one store": two_files, "two sections of one file": two_headings, "a graph": two_entities}
 
 
 def _stale(root: Path) -> list[dict[str, Any]]:
