@@ -13,7 +13,7 @@ from typing import Any
 
 from memory_autopsy import lazyre
 from memory_autopsy.errors import ConfigError
-from memory_autopsy.model import Severity
+from memory_autopsy.model import HISTORY, Severity
 from memory_autopsy.rules import BY_ID, suggestion
 
 Check = Callable[[Any], Any]
@@ -206,8 +206,8 @@ def section_kinds(value: Any) -> dict[str, str]:
         raise BadValue(f"expected a table of heading = status, {_got(value)}")
     kinds = {text(k): v.strip() for k, v in value.items()}
     for heading, status in kinds.items():
-        if status not in _STATUSES + ("",):
-            raise BadValue(f"expected one of {', '.join(_STATUSES)} or \"\"", heading)
+        if status not in _STATUSES + ("", HISTORY):
+            raise BadValue(f"expected one of {', '.join(_STATUSES)}, {HISTORY} or \"\"", heading)
     return kinds
 
 

@@ -36,6 +36,12 @@ RECORD_FIELDS = (
 # The kind of a heading's own claim ("## Phase 5 ✅ COMPLETE"): kept apart from the facts
 # (Store.headings), read by the status layer alone.
 HEADING_KIND = "heading"
+# The kind of a state read where the memory tells what was ("## Before", "### DELETED (11 files)",
+# "**Historical Context:**", "- Legacy:"): the section kind `history` (a heading's or a lead's).
+# It is no claim about now: no layer compares it as a current state or checks it against the
+# repository, and it is no evidence that a task is done. Its section or lead kind and this share
+# the name.
+HISTORY = "history"
 
 # The shapes whose entity is a name the store gave (a graph's node, a record's entity), not a
 # heading above the claim: the entity is the claim's subject.

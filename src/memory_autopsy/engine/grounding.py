@@ -30,7 +30,7 @@ from memory_autopsy.engine.judges import REPOSITORY
 from memory_autopsy.engine.status import PENDING
 from memory_autopsy.grounds import Declared, Repository, admits
 from memory_autopsy.ingest.blocks import iter_blocks
-from memory_autopsy.model import Fact, Finding, Location
+from memory_autopsy.model import HISTORY, Fact, Finding, Location
 from memory_autopsy.selection import matches
 
 EXTENSIONS = frozenset("""py pyi ts tsx js jsx mjs cjs mts cts json jsonc md mdx mdc txt yml yaml toml
@@ -92,8 +92,8 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = (),
     follows (`CLAUDE.md`): those imports are the reachability layer's (`broken_link`)."""
     for fact in ctx.active:
         claim = fact.claim
-        if fact.path.startswith("<"):
-            continue
+        if fact.path.startswith("<") or fact.kind == HISTORY:
+            continue  # what was ("## Before", "Historical context:") names what the repository had
         relative = _relative(fact.path, repo)
         paths = ("/" in claim or "." in claim) and not _UNTRACKED.search(claim)
         if _GONE.search(claim):

@@ -24,7 +24,7 @@ from memory_autopsy.claims import two_subjects
 from memory_autopsy.cues import NUMBERS, quantities, told_after
 from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.model import Fact, Finding
+from memory_autopsy.model import HISTORY, Fact, Finding
 from memory_autopsy.normalize import STOPWORDS, tokens
 
 Key = tuple[str, ...]
@@ -41,6 +41,8 @@ _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 def find(ctx: Context) -> Iterator[Finding]:
     groups: dict[tuple[str, Key], list[tuple[Fact, int]]] = {}
     for fact in ctx.cued(NUMBERS):
+        if fact.kind == HISTORY:
+            continue  # "Before: 466 passing": a count that was, beside the one that is
         reported = _reported(fact.claim) if fact.kind == "event" else ()
         for key, number in quantities(fact.claim):
             if key[0] != "label" and fact.kind == "guideline":

@@ -44,6 +44,9 @@ _PROHIBITION = lazyre.compile(
 _MARKED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + r")\s*(?:\(\s*|[—–-]\s+|,\s*|\bis\s+|\bare\s+)(?P<word>[A-Za-z]+)"
 )
+# A name run by a command ("`uv run src/cli.py` (legacy direct)", "`python -m app.cli` (legacy
+# module)"): the mark retires that way of running it, not the file or module, which stays.
+_ARGUMENT = lazyre.compile(r"(?:\b(?:run|exec|npx|python3?|node|bun|deno|bash|sh)|\s-m)\s+[`'\"]?$")
 # A type name of two humps or more ("GodRaysPlugin", "DebugOverlay2"): code-like only where a
 # record removes or renames it, and looked up only as a name some record did.
 TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
@@ -63,8 +66,12 @@ _DESCRIBED = (
 _GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:(?i:the|a|an)\s+)?"
               r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
 # "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
-# Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place.
-_ITS_USES = r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in)\b)"
+# Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place;
+# nor some of its parts: "deleted unused shadcn/ui components", "removed `utils/` files" leave
+# the library or folder (a part named in the singular is the name's own kind: "`Button` component").
+_ITS_USES = (r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in|"
+             r"components|files|modules|functions|methods|classes|tests|fields|props|hooks|routes|endpoints|"
+             r"tables|columns|types|helpers|scripts|packages|dependencies|icons|styles|pages|screens)\b)")
 _GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
 # "`CORE_SCALE`/`CORONA_SCALE` consts removed", "debug2-styles.ts was deleted", "GodRaysPlugin → PostFxPlugin (renamed)".
 # A word between the name and the verb names the name's own kind ("consts", "file"); any other
@@ -147,7 +154,8 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
             continue
         claim = fact.claim
         names = [m["name"] for m in _PROHIBITION.finditer(claim)]
-        names += [m["name"] for m in _MARKED.finditer(claim) if m["word"].casefold() in retiring]
+        names += [m["name"] for m in _MARKED.finditer(claim)
+                  if m["word"].casefold() in retiring and not _ARGUMENT.search(claim, max(0, m.start() - 16), m.start())]
         removed = gone_names(claim) if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS) else []
         names += removed
         for name in names:

@@ -33,11 +33,12 @@ from memory_autopsy.ingest.reading import (
     heading_parts,
     kind_of,
     label_prefix,
+    section_kind,
     status_of,
 )
 from memory_autopsy.ingest.records import Draft
 from memory_autopsy.lexicon import Lexicon, default_lexicon
-from memory_autopsy.model import HEADING_KIND, Declaration, Fidelity, Problem
+from memory_autopsy.model import HEADING_KIND, HISTORY, Declaration, Fidelity, Problem
 
 # What leads an index line's summary after its link ("** — ", ": ")
 _SUMMARY_LEAD = lazyre.compile(r"^[\s*]*(?:[—–:-]+\s*)?")
@@ -423,6 +424,8 @@ class Parser:
         if block.check is not None:
             self._box(block)
         if block.kind == "sentence" and len(body.split()) < self.lexicon.sentence_min_words:
+            # "**Before:**", "Deleted:": too short to claim, it heads its list; "**Updated:**" ends one
+            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body, self.lexicon) else []
             if not self.stack and self.file_date is None and (found := find_dates(body)):
                 self.file_date = found[0]  # "2025-04-01 17:54:42 - Log of updates made."
             return
@@ -440,7 +443,7 @@ class Parser:
         if block.kind != "item":
             # "The following were removed during the cleanup:" introduces what the list names
             # gone, as an item "Removed:" does its children: the items say it, not the lead.
-            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body) else []
+            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body, self.lexicon) else []
             return body, ""
         while self.parents and self.parents[-1][0] >= block.indent:
             self.parents.pop()
@@ -563,6 +566,8 @@ class Parser:
                 draft.kind = "guideline"
         if draft.kind in ("guideline", "state") or draft.kind == "event" and section_status == "in_progress":
             draft.status = status  # the section's status is not theirs (an event reports work done)
+        if draft.kind == "state" and (section_status == HISTORY or self._past_label(draft.label)):
+            draft.kind = HISTORY  # "## Before" / "- Port 8000: FastAPI backend": what was, not what is
         draft.suppress = block.suppress
         draft.end_line = block.end
         draft.entry = self.entry
@@ -595,6 +600,11 @@ class Parser:
         own = item.sections[0] if item.sections else ""
         return dated[0] if dated is not None and dated[1] != own else None
 
+    def _past_label(self, label: str) -> bool:
+        """A claim's label, or the lead it is read under, that tells what was ("Before: …",
+        "Historical context: …", "Legacy: …"): a heading of that name would be a history section."""
+        return bool(label) and len(label) <= LABEL_WIDTH and section_kind(label, self.lexicon) == HISTORY
+
     def _kind(self, text: str, status: str, section_status: str) -> str:
         return kind_of(text, self.lexicon, status=status, section_status=section_status,
                        guideline_section=self._guideline_section)
@@ -624,15 +634,21 @@ _STATUSES = ("done", "pending", "in_progress", "blocked")
 
 
 _LEAD_WORDS = 16  # a paragraph that introduces a list is short
+LABEL_WIDTH = 40  # a label that tells what was is a short title ("Historical context")
 
 
-def _gone_lead(body: str) -> bool:
+def _gone_lead(body: str, lexicon: Lexicon) -> bool:
     """A short paragraph ending in a colon that records what follows as gone ("The following
-    were removed during the API cleanup:", "Deleted in the refactor:")."""
-    if not body.rstrip().endswith((":", "：")):
-        return False
+    were removed during the API cleanup:", "Deleted in the refactor:") or as what was
+    ("**Before:**", "Historical context:"), or that opens with a removal label over a short
+    count ("**Deleted:** 8 files, 372 lines")."""
     words = body.casefold().split()
-    return len(words) <= _LEAD_WORDS and any(w.strip("*_`.,:") in GONE_WORDS for w in words)
+    if not body.rstrip().endswith((":", "：")):
+        # "**Deleted:** 8 files, 372 lines": a short count under a removal label heads its list too
+        label, colon, _ = body.partition(":")
+        return bool(colon) and len(words) <= _LEAD_WORDS // 2 and label.strip(" *_`").casefold() in GONE_WORDS
+    return len(words) <= _LEAD_WORDS and (any(w.strip("*_`.,:") in GONE_WORDS for w in words)
+                                          or section_kind(body.rstrip(" :："), lexicon) == HISTORY)
 
 
 def _is_name(text: str) -> bool:

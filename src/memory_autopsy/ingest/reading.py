@@ -284,7 +284,7 @@ def heading_parts(title: str, lexicon: Lexicon) -> tuple[str, str | None, str, b
 @lru_cache(maxsize=4096)
 def _kind_key(name: str) -> str:
     text = _MARKS.sub("", name).strip(" :.").casefold()
-    text = _TRAILING_PAREN.sub("", text)  # "Implementation Details (Plan)"
+    text = _TRAILING_PAREN.sub("", text).strip(" ()（）")  # "Implementation Details (Plan)"; "(Before)" after a date
     return _BLANKS.sub(" ", text.replace("&", "and"))
 
 
