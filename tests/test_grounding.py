@@ -244,7 +244,7 @@ def test_the_hook_lists_the_repository_once_for_its_scope_and_the_grounding_laye
     tree per run, and the layer still finds what memory names wrongly."""
     repo = repository(tmp_path)
     trace = tmp_path / "trace.txt"
-    (repo / "memory-bank/techContext.md").write_text(MEMORY + "- Docs index in `docs/index.md`\n", encoding="utf-8")
+    (repo / "memory-bank/techContext.md").write_text(MEMORY + "\n## Docs\n- Docs index in `docs/index.md`\n", encoding="utf-8")
     result = run_process("hook", "memory-bank/techContext.md", "--no-cache", "--format", "json", cwd=repo,
                          env={"GIT_TRACE": str(trace)})
     assert result.code == 1, result.err
