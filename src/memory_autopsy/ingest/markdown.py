@@ -424,8 +424,7 @@ class Parser:
         if block.check is not None:
             self._box(block)
         if block.kind == "sentence" and len(body.split()) < self.lexicon.sentence_min_words:
-            # "**Before:**", "Deleted:": too short to claim, it heads its list; "**Updated:**" ends one
-            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body, self.lexicon) else []
+            self._lead(body)  # "**Before:**", "Deleted:": too short to claim, it heads its list
             if not self.stack and self.file_date is None and (found := find_dates(body)):
                 self.file_date = found[0]  # "2025-04-01 17:54:42 - Log of updates made."
             return
@@ -441,9 +440,7 @@ class Parser:
     def _nest(self, block: Block, body: str) -> tuple[str | None, str]:
         """Nested items keep their parent's context: "Removed:" applies to its children."""
         if block.kind != "item":
-            # "The following were removed during the cleanup:" introduces what the list names
-            # gone, as an item "Removed:" does its children: the items say it, not the lead.
-            self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body, self.lexicon) else []
+            self._lead(body)
             return body, ""
         while self.parents and self.parents[-1][0] >= block.indent:
             self.parents.pop()
@@ -456,6 +453,13 @@ class Parser:
         if intro is None:
             return body, ""
         return f"{intro[1]}: {body}", intro[2]
+
+    def _lead(self, body: str) -> None:
+        """A paragraph ends the list context above it; one that records what follows as gone or
+        as what was ("The following were removed during the cleanup:", "**Before:**") is the
+        context of the list it introduces, as an item "Removed:" is of its children: the items
+        say it, not the lead."""
+        self.parents = [(-1, body.rstrip(" :："), "", None)] if _gone_lead(body, self.lexicon) else []
 
     def _date_line(self, dated: str) -> None:
         section = next((s for s in reversed(self.stack) if s.level >= 2), None)
@@ -603,7 +607,7 @@ class Parser:
     def _past_label(self, label: str) -> bool:
         """A claim's label, or the lead it is read under, that tells what was ("Before: …",
         "Historical context: …", "Legacy: …"): a heading of that name would be a history section."""
-        return bool(label) and len(label) <= LABEL_WIDTH and section_kind(label, self.lexicon) == HISTORY
+        return bool(label) and section_kind(label, self.lexicon) == HISTORY
 
     def _kind(self, text: str, status: str, section_status: str) -> str:
         return kind_of(text, self.lexicon, status=status, section_status=section_status,
@@ -634,7 +638,6 @@ _STATUSES = ("done", "pending", "in_progress", "blocked")
 
 
 _LEAD_WORDS = 16  # a paragraph that introduces a list is short
-LABEL_WIDTH = 40  # a label that tells what was is a short title ("Historical context")
 
 
 def _gone_lead(body: str, lexicon: Lexicon) -> bool:
