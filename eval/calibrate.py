@@ -9,7 +9,10 @@ coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of), and t
 repositories they came from, are written to judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
 findings are counted on the dev part of the grounding eval (eval/grounding, as
 `run_grounding.py` scores them: right when they name a rotted claim), per rule/how/repository
-and rule/repository. The test parts are never scanned here.
+and rule/repository. The counts of first sight (`eval/real/first_sight.json`: each addition's
+dev folders as the engine of its commit read them, before any change they prompted;
+`first_sight.py` counts them) are summed into judges.json's `first_sight`: a prose description
+fails a default run only when it holds there too. The test parts are never scanned here.
 
     python eval/calibrate.py            # print the counts and what they decide
     python eval/calibrate.py --write    # and write them to judges.json
@@ -80,6 +83,16 @@ def grounding_counts() -> tuple[dict[str, list[int]], int]:
     return {key: [out[key, True], out[key, False], len(seen[key])] for key in sorted(seen)}, len(dev)
 
 
+def first_sight() -> dict[str, list[int]]:
+    """[right, wrong, repositories] per description, summed over the recorded additions."""
+    path = rr.EVAL_DIR / "real" / "first_sight.json"
+    total: dict[str, list[int]] = {}
+    for addition in json.loads(path.read_text("utf-8"))["additions"]:
+        for key, counted in addition["counts"].items():
+            total[key] = [a + b for a, b in zip(total.get(key, [0, 0, 0]), counted)]
+    return dict(sorted(total.items()))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"write the counts to {JUDGES}")
@@ -103,20 +116,28 @@ def main(argv: list[str] | None = None) -> int:
     fitted = counts(items, labels)
     grounded, repositories = grounding_counts()
     fitted.update(grounded)
+    seen = first_sight()
     if args.check:
-        stale = sorted(k for k in set(fitted) | set(data["counts"]) if fitted.get(k) != data["counts"].get(k))
-        for key in stale:
-            print(f"{key}: judges.json {data['counts'].get(key)}, counted now {fitted.get(key)}")
+        stale = [(part, k, was.get(k), now.get(k)) for part, was, now in
+                 (("counts", data["counts"], fitted), ("first_sight", data.get("first_sight", {}), seen))
+                 for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
+        for part, key, was, now in stale:
+            print(f"{part} {key}: judges.json {was}, counted now {now}")
         return 1 if stale else 0
     data["counts"] = fitted
+    data["first_sight"] = seen
     data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
                          f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems); grounding "
                          f"findings ({REPOSITORY}) on the dev part of eval/grounding ({repositories} repositories)")
     judges = Judges({key: (tp, fp, repositories) for key, (tp, fp, repositories) in fitted.items()},
-                    float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]))
+                    float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]),
+                    {key: (tp, fp, repositories) for key, (tp, fp, repositories) in seen.items()})
+    print(f"{'description':<58}{'now':>15}{'first sight':>15}")
     for key, (tp, fp, repositories) in fitted.items():
-        decided, keeps = judges.verdict((key,), records=False)
-        print(f"{key:<58}{tp:>5}{fp:>5}{repositories:>4}  {'too few' if not decided else 'keeps' if keeps else 'review'}")
+        decided, keeps = judges.verdict((key,), records=key.endswith("/records"))
+        ftp, ffp, frepositories = seen.get(key, [0, 0, 0])
+        print(f"{key:<58}{tp:>5}{fp:>5}{repositories:>4}{ftp:>6}{ffp:>5}{frepositories:>4}  "
+              f"{'too few' if not decided else 'keeps' if keeps else 'review'}")
     if args.write:
         JUDGES.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         print(f"written: {JUDGES}")

@@ -116,3 +116,42 @@ def test_a_description_seen_in_too_few_repositories_passes_the_verdict_to_a_coar
     assert judges.verdict(("r/how/prose", "r/prose"), records=False) == ("r/prose", False)
     assert judges.verdict(("r/how/prose",), records=False) == ("", False)
     assert judges.verdict(("q/how/prose", "q/prose"), records=False) == ("q/how/prose", True)
+
+
+NOW = {"s/how/prose": (15, 0, 7), "s/prose": (15, 0, 7), "s/how/records": (15, 0, 7), "g/how/repository": (20, 0, 5)}
+SEEN: list[tuple[dict[str, tuple[int, int, int]], bool]] = [
+    ({}, True),                                               # never seen first: the dev counts decide
+    ({"s/prose": (0, 3, 2)}, True),                           # too few to decide anything
+    ({"s/prose": (0, 6, 2)}, True),                           # from too few repositories
+    ({"s/prose": (1, 5, 4)}, False),                          # seen, and wrong
+    ({"s/prose": (19, 1, 6)}, True),                          # seen, and right
+    ({"s/how/prose": (5, 0, 3), "s/prose": (5, 5, 6)}, True),  # the finer description decides
+    ({"s/how/prose": (4, 1, 3), "s/prose": (40, 0, 9)}, False),
+]
+
+
+def test_a_prose_description_keeps_its_severity_only_if_first_sight_agrees() -> None:
+    """First sight (each addition scanned by the engine of its commit, before any change it
+    prompted) can only take a severity away from prose, and only on the support a verdict
+    needs; explicit records and the repository's evidence are judged as before."""
+    from memory_autopsy.engine.judges import Judges
+
+    for seen, keeps in SEEN:
+        judges = Judges(NOW, min_precision=0.95, min_support=5, min_repositories=3, first_sight=seen)
+        assert judges.verdict(("s/how/prose", "s/prose"), records=False) == ("s/how/prose", keeps), seen
+        assert judges.verdict(("s/how/records",), records=True) == ("s/how/records", True)
+        assert judges.verdict(("g/how/repository",), records=False) == ("g/how/repository", True)
+    wrong_now = Judges({"s/prose": (10, 5, 7)}, 0.95, 5, 3, {"s/prose": (40, 0, 9)})
+    assert wrong_now.verdict(("s/prose",), records=False) == ("s/prose", False)
+
+
+def test_first_sight_json_is_what_judges_json_sums() -> None:
+    """The first-sight record is committed data: judges.json holds its sum, per description."""
+    records = json.loads((ROOT / "eval" / "real" / "first_sight.json").read_text(encoding="utf-8"))["additions"]
+    judges = json.loads((ROOT / "src" / "memory_autopsy" / "lexicon" / "judges.json").read_text(encoding="utf-8"))
+    total: dict[str, list[int]] = {}
+    for addition in records:
+        assert len(addition["commit"]) == 40 and addition["folders"]
+        for key, counted in addition["counts"].items():
+            total[key] = [a + b for a, b in zip(total.get(key, [0, 0, 0]), counted)]
+    assert judges["first_sight"] == total and any(r + w for r, w, _ in total.values())

@@ -25,6 +25,15 @@ by repository for the same reason); a description seen in fewer is passed over f
 records (what the synthetic eval measures) and is `review` for prose, which proves nothing
 by itself. A severity the rule file sets for a rule is applied after, and wins.
 
+Counts on the dev part as the engine reads it now are fitted: a false alarm read there was
+fixed as a class, and its store then counts the judge right. So a prose description is also
+judged at first sight (`first_sight` in judges.json): each addition to the eval, committed
+before any change it measured, scanned by the engine of that commit (eval/first_sight.py). A
+prose description keeps its rule's severity only when its first-sight description, found the
+same way (the most specific with enough support), was right at least `min_precision` of the
+time too. First sight that saw too few findings of a description to decide leaves the verdict
+to the dev counts: it takes a severity away only on the same support a verdict needs.
+
 Findings of the grounding layer (engine/grounding.py) have no second claim: their other side is
 what the repository holds. Their evidence is `repository`, and their description is the rule
 and how the repository answered (`how`: a missing path git lists `nowhere`, under `one` other
@@ -66,31 +75,47 @@ JUDGED = frozenset({
 
 
 REPOSITORY = "repository"  # the evidence of a grounding finding: what the repository holds
+PROSE = "prose"  # the evidence of a pair whose sides are not all explicit records
 
 JUDGES_FILE = Path(__file__).resolve().parent.parent / "lexicon" / "judges.json"
 
 
+Counts = Mapping[str, tuple[int, int, int]]
+
+
 class Judges(NamedTuple):
     # description -> (true, false) findings on the dev part, and the repositories they came from
-    counts: Mapping[str, tuple[int, int, int]]
+    counts: Counts
     min_precision: float
     min_support: int
     min_repositories: int = 1
+    # the same, at first sight: each addition's dev stores as the engine of its commit read them
+    first_sight: Counts = {}
 
     def verdict(self, keys: Iterable[str], records: bool) -> tuple[str, bool]:
         """The description that decides and whether it keeps the rule's severity."""
+        keys = tuple(keys)
+        key, keeps = self._decide(self.counts, keys, records)
+        if keeps and keys and keys[-1].endswith(f"/{PROSE}"):
+            keeps = self._decide(self.first_sight, keys, True)[1]
+        return key, keeps
+
+    def _decide(self, counts: Counts, keys: tuple[str, ...], unseen: bool) -> tuple[str, bool]:
         for key in keys:
-            tp, fp, repositories = self.counts.get(key, (0, 0, 0))
+            tp, fp, repositories = counts.get(key, (0, 0, 0))
             if tp + fp >= self.min_support and repositories >= self.min_repositories:
                 return key, tp >= self.min_precision * (tp + fp)
-        return "", records
+        return "", unseen
 
 
 @lru_cache(maxsize=1)
 def default_judges() -> Judges:
     data = json.loads(JUDGES_FILE.read_text(encoding="utf-8"))
-    counts = {key: (int(tp), int(fp), int(repositories)) for key, (tp, fp, repositories) in data["counts"].items()}
-    return Judges(counts, float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]))
+    def counts(part: str) -> Counts:
+        return {key: (int(tp), int(fp), int(repositories)) for key, (tp, fp, repositories) in data.get(part, {}).items()}
+
+    return Judges(counts("counts"), float(data["min_precision"]), int(data["min_support"]),
+                  int(data["min_repositories"]), counts("first_sight"))
 
 
 def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, str, str]:
@@ -103,7 +128,7 @@ def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, st
     else:
         place = "other_file"
     records = fact.fidelity is Fidelity.FULL and all(o.fidelity is Fidelity.FULL for o in related)
-    return ("ordered" if ordered else "unordered"), place, ("records" if records else "prose")
+    return ("ordered" if ordered else "unordered"), place, ("records" if records else PROSE)
 
 
 def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple[str, str, str]:
