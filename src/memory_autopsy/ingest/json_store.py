@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from memory_autopsy import lazyre
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.records import Draft, Item, Record
 from memory_autopsy.model import Declaration, Fidelity, Problem
@@ -93,6 +94,38 @@ def parse_json_document(document: Any, text: str, path: str, entity_hint: str) -
         Declaration(d.entity, path, d.line, d.kind, d.written) for d in result.declarations
     ]
     return result
+
+
+def is_pretty_stream(data: bytes) -> bool:
+    """A JSONL file whose first value spans lines: its first non-blank line opens it and no more."""
+    for line in data[:4096].split(b"\n"):
+        if line.strip():
+            return line.strip() in (b"{", b"[", b"[{")
+    return False
+
+
+_GAP = lazyre.compile(r"[\s,]*")  # between two values of a stream: white space, and a comma or not
+
+
+def parse_json_stream(text: str, path: str, entity_hint: str) -> JsonResult | None:
+    """JSON values one after another, each printed over several lines, with commas between them
+    or not: a JSONL store written with an indent. Read as the list of its values, or None when the
+    text is not such a stream (its lines are then read one by one, as JSONL's are)."""
+    decode = json.JSONDecoder().raw_decode
+    gap = _GAP.match
+    values: list[Any] = []
+    end = len(text)
+    at = gap(text, 0).end()  # type: ignore[union-attr]
+    while at < end:
+        try:
+            value, at = decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        values.append(value)
+        at = gap(text, at).end()  # type: ignore[union-attr]
+    if not values:
+        return None
+    return parse_json_document(values[0] if len(values) == 1 else values, text, path, entity_hint)
 
 
 def parse_json_lines(lines: Iterable[Any], path: str, entity_hint: str, first: int = 1,
@@ -319,6 +352,14 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
     if (kind == "entity" or kind is None) and isinstance(item.get("observations"), list) and "name" in item:
         _graph_node(item, path, line, result)
         return
+    if kind in (None, "entity", "observation") and "entityName" in item and "name" not in item:
+        # one observation call per line, as the MCP memory server's add_observations takes it:
+        # `{"entityName": …, "contents": […]}`, or one `observation` with its own date
+        said = item.get("contents", item.get("observation"))
+        if isinstance(said, (str, list)):
+            _graph_node({**item, "name": item["entityName"], "observations": [said] if isinstance(said, str) else said},
+                        path, line, result)
+            return
     draft = _record(item, entity, path, line, result.strings)
     if draft is not None:
         result.drafts.append(draft)

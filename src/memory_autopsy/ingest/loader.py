@@ -19,7 +19,13 @@ from memory_autopsy.ingest.cache import ParseCache
 from memory_autopsy.ingest.confined import OUTSIDE, LeadsOutside, Roots, read_inside
 from memory_autopsy.ingest.dialects import detect, hidden_folder, is_memory_file
 from memory_autopsy.ingest.frontmatter import Loader, read_front_matter
-from memory_autopsy.ingest.json_store import JsonResult, parse_json_document, parse_json_lines
+from memory_autopsy.ingest.json_store import (
+    JsonResult,
+    is_pretty_stream,
+    parse_json_document,
+    parse_json_lines,
+    parse_json_stream,
+)
 from memory_autopsy.ingest.labels import settle_decided, settle_labels
 from memory_autopsy.ingest.long_lines import MAX_LINE_BYTES, bounded
 from memory_autopsy.ingest.reach import MemoryFile, read_memory_file
@@ -282,7 +288,7 @@ def _long_lines_out(source: Source, problems: list[Problem]) -> Source:
 
 def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: Loader | None = None) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
-    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")) and not is_pretty_stream(source.data):
         return _json_lines_bytes(source)
     text = decode(source)
     if isinstance(text, Problem):
@@ -290,10 +296,12 @@ def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: L
     if not text.strip():
         return JsonResult(problems=[Problem(source.path, 1, "empty file")])
     stem = Path(source.path).stem
-    suffix = Path(source.path).suffix.lower()
     if suffix in _MARKDOWN:
         return _markdown(text, source.path, stem, lexicon, front_matter)
     if suffix == ".jsonl":
+        stream = parse_json_stream(text, source.path, stem) if is_pretty_stream(source.data) else None
+        if stream is not None:
+            return stream
         lines = text.splitlines()
         del text
         return parse_json_lines(lines, source.path, stem)
@@ -674,6 +682,8 @@ def _jsonl_body(source: Source) -> bytes | None:
     """The bytes of a JSONL store that parse_source reads line by line, else None."""
     data = source.data
     if Path(source.path).suffix.lower() != ".jsonl" or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    if is_pretty_stream(data):  # its values span lines: read whole
         return None
     if _unusable(source) is not None:
         return None
