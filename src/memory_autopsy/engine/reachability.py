@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from memory_autopsy import lazyre
 from memory_autopsy.engine.findings import plain_finding, quote
 from memory_autopsy.ingest.confined import Roots
 from memory_autopsy.ingest.imports import Imports, resolve
@@ -189,6 +190,12 @@ def describe(system: Mapping[str, Any]) -> str:
     return " or ".join(p for p in parts if p) or "no limit"
 
 
+# What an npm scoped package name looks like after its `@`: a lower-case scope and a name without
+# a file extension. As an import it names a file `name` in a folder `scope`; with no such folder
+# beside the file, `@scope/name` is the package a note mentions, not a file to load.
+_PACKAGE = lazyre.compile(r"[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9_-]*\Z")
+
+
 def _broken_links(memory: MemoryFile, system: Mapping[str, Any], imports: Imports) -> Iterator[Finding]:
     """An index's links and an instruction file's `@imports` are what a loader follows; a link in
     a note is a mention (often relative to the repository, not the note), so it is not judged."""
@@ -204,6 +211,8 @@ def _broken_links(memory: MemoryFile, system: Mapping[str, Any], imports: Import
         return
     depth_limit = system.get("import-depth")
     for line, target in memory.imports:
+        if _PACKAGE.match(target) and imports.kind(resolve(memory.path, target.split("/", 1)[0])) != "other":
+            continue  # `@tanstack/react-query`: an npm scoped package, unless its scope is a folder here
         problem = imports.problem(memory.path, target, depth_limit)
         if problem:
             yield _broken(memory, line, target, problem)
