@@ -5,7 +5,7 @@ Every dev folder is scanned as `run_real.py` scans it; each comparison finding n
 description (`judge` in the JSON output: rule[/how]/order/place/evidence). A finding is right
 when it is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its
 order), and wrong otherwise. The counts of right and wrong findings per description and per
-coarser level (rule[/how]/evidence, rule/evidence: engine/judges.keys_of), and the number of
+coarser level (rule[/how]/order/evidence, rule[/how]/evidence, rule/evidence: engine/judges.keys_of), and the number of
 repositories they came from, are written to judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
 findings are counted on the dev part of the grounding eval (eval/grounding, as
 `run_grounding.py` scores them: right when they name a rotted claim), per rule/how/repository
@@ -44,8 +44,8 @@ def scan(folder: str, env: dict[str, str], timeout: float) -> list[dict[str, Any
     return [item for item in report["findings"] if isinstance(item, dict) and item.get("judge")]
 
 
-def levels(judge: str) -> tuple[str, str, str]:
-    """The description and its two coarser levels, as engine/judges.keys_of names them."""
+def levels(judge: str) -> tuple[str, ...]:
+    """The description and its coarser levels, as engine/judges.keys_of names them."""
     parts = judge.split("/")
     order, place, evidence = parts[-3:]
     return keys_of(parts[0], "/".join(parts[1:-3]), order, place, evidence)

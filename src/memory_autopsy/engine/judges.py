@@ -29,10 +29,11 @@ Counts on the dev part as the engine reads it now are fitted: a false alarm read
 fixed as a class, and its store then counts the judge right. So a prose description is also
 judged at first sight (`first_sight` in judges.json): each addition to the eval, committed
 before any change it measured, scanned by the engine of that commit (eval/first_sight.py). A
-prose description keeps its rule's severity only when its first-sight description, found the
-same way (the most specific with enough support), was right at least `min_precision` of the
-time too. First sight that saw too few findings of a description to decide leaves the verdict
-to the dev counts: it takes a severity away only on the same support a verdict needs.
+prose description that keeps its rule's severity on the dev counts keeps it only if the same
+description was right at least `min_precision` of the time at first sight too. First sight that
+saw too few of its findings to decide (the same support a verdict needs) leaves the verdict to
+the dev counts; a coarser description's first sight does not judge a finer one, as the dev
+counts do not.
 
 Findings of the grounding layer (engine/grounding.py) have no second claim: their other side is
 what the repository holds. Their evidence is `repository`, and their description is the rule
@@ -94,10 +95,9 @@ class Judges(NamedTuple):
 
     def verdict(self, keys: Iterable[str], records: bool) -> tuple[str, bool]:
         """The description that decides and whether it keeps the rule's severity."""
-        keys = tuple(keys)
-        key, keeps = self._decide(self.counts, keys, records)
-        if keeps and keys and keys[-1].endswith(f"/{PROSE}"):
-            keeps = self._decide(self.first_sight, keys, True)[1]
+        key, keeps = self._decide(self.counts, tuple(keys), records)
+        if keeps and key.endswith(f"/{PROSE}"):
+            keeps = self._decide(self.first_sight, (key,), True)[1]
         return key, keeps
 
     def _decide(self, counts: Counts, keys: tuple[str, ...], unseen: bool) -> tuple[str, bool]:
@@ -131,14 +131,15 @@ def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, st
     return ("ordered" if ordered else "unordered"), place, ("records" if records else PROSE)
 
 
-def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple[str, str, str]:
+def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple[str, ...]:
     """From the most specific description to the coarsest, never across evidence (records are
-    not judged by how prose fared): rule[/how]/order/place/evidence, rule[/how]/evidence,
-    rule/evidence. Findings of the slot layer are one family, `slot`, whatever their rule."""
+    not judged by how prose fared): rule[/how]/order/place/evidence, rule[/how]/order/evidence,
+    rule[/how]/evidence, rule/evidence. Order comes before place: whether dates say which side
+    is newer is what a pair proves most by. Findings of the slot layer are one family, `slot`, whatever their rule."""
     if how == SLOT:
         rule, how = SLOT, ""
     named = f"{rule}/{how}" if how else rule
-    return f"{named}/{order}/{place}/{evidence}", f"{named}/{evidence}", f"{rule}/{evidence}"
+    return f"{named}/{order}/{place}/{evidence}", f"{named}/{order}/{evidence}", f"{named}/{evidence}", f"{rule}/{evidence}"
 
 
 def grounding_keys(rule: str, how: str) -> tuple[str, str]:
