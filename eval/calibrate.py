@@ -83,6 +83,17 @@ def grounding_counts() -> tuple[dict[str, list[int]], int]:
     return {key: [out[key, True], out[key, False], len(seen[key])] for key in sorted(seen)}, len(dev)
 
 
+def labels_and_split() -> tuple[rr.Labels, dict[str, str]]:
+    """The labels and each folder's part (in the order of `files/`), or the reasons they are unusable."""
+    labels, errors = rr.load_labels(rr.LABELS)
+    if labels is None:
+        raise SystemExit("\n".join(errors))
+    part_of, errors = rr.load_split(rr.SPLIT, rr.pick_folders(None)[0])
+    if errors:
+        raise SystemExit("\n".join(errors))
+    return labels, part_of
+
+
 def first_sight() -> dict[str, list[int]]:
     """[right, wrong, repositories] per description, summed over the recorded additions."""
     path = rr.EVAL_DIR / "real" / "first_sight.json"
@@ -100,14 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=300.0)
     args = ap.parse_args(argv)
-    labels, errors = rr.load_labels(rr.LABELS)
-    if labels is None:
-        raise SystemExit("\n".join(errors))
-    folders = rr.pick_folders(None)[0]
-    part_of, errors = rr.load_split(rr.SPLIT, folders)
-    if errors:
-        raise SystemExit("\n".join(errors))
-    dev = [f for f in folders if part_of.get(f) == "dev"]
+    labels, part_of = labels_and_split()
+    dev = [f for f, part in part_of.items() if part == "dev"]
     labels = rr.only_folders(labels, set(dev))
     env = rr.build_env(rr.DEFAULT_SRC)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

@@ -82,12 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0)
     args = ap.parse_args(argv)
-    labels, errors = rr.load_labels(rr.LABELS)
-    if labels is None:
-        raise SystemExit("\n".join(errors))
-    part_of, errors = rr.load_split(rr.SPLIT, rr.pick_folders(None)[0])
-    if errors:
-        raise SystemExit("\n".join(errors))
+    labels, part_of = cal.labels_and_split()
     recorded = json.loads(FIRST_SIGHT.read_text("utf-8"))["additions"] if FIRST_SIGHT.exists() else []
     wanted = args.commits or [a["commit"] for a in recorded]
     done = {a["commit"]: a for a in recorded}
