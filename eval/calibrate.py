@@ -5,8 +5,9 @@ Every dev folder is scanned as `run_real.py` scans it; each comparison finding n
 description (`judge` in the JSON output: rule[/how]/order/place/evidence). A finding is right
 when it is the first to name a side of a labelled problem (`run_real.py`'s scoring, in its
 order), and wrong otherwise. The counts of right and wrong findings per description and per
-coarser level (rule[/how]/order/evidence, rule[/how]/evidence, rule/evidence: engine/judges.keys_of), and the number of
-repositories they came from, are written to judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
+coarser level (rule[/how]/order/evidence, rule[/how]/evidence, rule/evidence:
+engine/judges.keys_of), and the number of repositories they came from, are written to
+judges.json; the engine turns them into severities (engine/judges.py). The grounding layer's
 findings are counted on the dev part of the grounding eval (eval/grounding, as
 `run_grounding.py` scores them: right when they name a rotted claim), per rule/how/repository
 and rule/repository. The counts of first sight (`eval/real/first_sight.json`: each addition's
@@ -31,7 +32,7 @@ from typing import Any
 import run_grounding as rg
 import run_real as rr
 
-from memory_autopsy.engine.judges import REPOSITORY, Judges, grounding_keys, keys_of
+from memory_autopsy.engine.judges import REPOSITORY, Judges, as_counts, grounding_keys, keys_of
 
 JUDGES = rr.EVAL_DIR.parent / "src" / "memory_autopsy" / "lexicon" / "judges.json"
 
@@ -134,9 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     data["fitted_on"] = (f"the dev part of eval/real ({len(dev)} repositories, "
                          f"{sum(1 for f in labels.files)} files, {len(labels.problems)} problems); grounding "
                          f"findings ({REPOSITORY}) on the dev part of eval/grounding ({repositories} repositories)")
-    judges = Judges({key: (tp, fp, repositories) for key, (tp, fp, repositories) in fitted.items()},
-                    float(data["min_precision"]), int(data["min_support"]), int(data["min_repositories"]),
-                    {key: (tp, fp, repositories) for key, (tp, fp, repositories) in seen.items()})
+    judges = Judges(as_counts(fitted), float(data["min_precision"]), int(data["min_support"]),
+                    int(data["min_repositories"]), as_counts(seen))
     print(f"{'description':<58}{'now':>15}{'first sight':>15}")
     for key, (tp, fp, repositories) in fitted.items():
         decided, keeps = judges.verdict((key,), records=key.endswith("/records"))

@@ -53,7 +53,7 @@ twice in the same words at the same places (two cells of one table row) is repor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -84,6 +84,11 @@ JUDGES_FILE = Path(__file__).resolve().parent.parent / "lexicon" / "judges.json"
 Counts = Mapping[str, tuple[int, int, int]]
 
 
+def as_counts(table: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int, int]]:
+    """A counts table as judges.json or eval/calibrate.py holds it ([true, false, repositories])."""
+    return {key: (int(tp), int(fp), int(repositories)) for key, (tp, fp, repositories) in table.items()}
+
+
 class Judges(NamedTuple):
     # description -> (true, false) findings on the dev part, and the repositories they came from
     counts: Counts
@@ -111,11 +116,8 @@ class Judges(NamedTuple):
 @lru_cache(maxsize=1)
 def default_judges() -> Judges:
     data = json.loads(JUDGES_FILE.read_text(encoding="utf-8"))
-    def counts(part: str) -> Counts:
-        return {key: (int(tp), int(fp), int(repositories)) for key, (tp, fp, repositories) in data.get(part, {}).items()}
-
-    return Judges(counts("counts"), float(data["min_precision"]), int(data["min_support"]),
-                  int(data["min_repositories"]), counts("first_sight"))
+    return Judges(as_counts(data["counts"]), float(data["min_precision"]), int(data["min_support"]),
+                  int(data["min_repositories"]), as_counts(data.get("first_sight", {})))
 
 
 def describe(finding: Finding, fact: Fact, related: list[Fact]) -> tuple[str, str, str]:
@@ -135,7 +137,8 @@ def keys_of(rule: str, how: str, order: str, place: str, evidence: str) -> tuple
     """From the most specific description to the coarsest, never across evidence (records are
     not judged by how prose fared): rule[/how]/order/place/evidence, rule[/how]/order/evidence,
     rule[/how]/evidence, rule/evidence. Order comes before place: whether dates say which side
-    is newer is what a pair proves most by. Findings of the slot layer are one family, `slot`, whatever their rule."""
+    is newer is what a pair proves most by. Findings of the slot layer are one family, `slot`,
+    whatever their rule."""
     if how == SLOT:
         rule, how = SLOT, ""
     named = f"{rule}/{how}" if how else rule

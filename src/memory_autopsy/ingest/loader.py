@@ -288,7 +288,8 @@ def _long_lines_out(source: Source, problems: list[Problem]) -> Source:
 
 def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: Loader | None = None) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
-    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")) and not is_pretty_stream(source.data):
+    stream = suffix == ".jsonl" and is_pretty_stream(source.data)
+    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")) and not stream:
         return _json_lines_bytes(source)
     text = decode(source)
     if isinstance(text, Problem):
@@ -299,9 +300,9 @@ def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: L
     if suffix in _MARKDOWN:
         return _markdown(text, source.path, stem, lexicon, front_matter)
     if suffix == ".jsonl":
-        stream = parse_json_stream(text, source.path, stem) if is_pretty_stream(source.data) else None
-        if stream is not None:
-            return stream
+        streamed = parse_json_stream(text, source.path, stem) if stream else None
+        if streamed is not None:
+            return streamed
         lines = text.splitlines()
         del text
         return parse_json_lines(lines, source.path, stem)

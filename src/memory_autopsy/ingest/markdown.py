@@ -570,7 +570,7 @@ class Parser:
                 draft.kind = "guideline"
         if draft.kind in ("guideline", "state") or draft.kind == "event" and section_status == "in_progress":
             draft.status = status  # the section's status is not theirs (an event reports work done)
-        if draft.kind == "state" and (section_status == HISTORY or self._past_label(draft.label)):
+        if draft.kind == "state" and (section_status == HISTORY or _tells_what_was(draft.label, self.lexicon)):
             draft.kind = HISTORY  # "## Before" / "- Port 8000: FastAPI backend": what was, not what is
         draft.suppress = block.suppress
         draft.end_line = block.end
@@ -603,11 +603,6 @@ class Parser:
         dated = self.entry_dates.get(item.entry)
         own = item.sections[0] if item.sections else ""
         return dated[0] if dated is not None and dated[1] != own else None
-
-    def _past_label(self, label: str) -> bool:
-        """A claim's label, or the lead it is read under, that tells what was ("Before: …",
-        "Historical context: …", "Legacy: …"): a heading of that name would be a history section."""
-        return bool(label) and section_kind(label, self.lexicon) == HISTORY
 
     def _kind(self, text: str, status: str, section_status: str) -> str:
         return kind_of(text, self.lexicon, status=status, section_status=section_status,
@@ -651,7 +646,13 @@ def _gone_lead(body: str, lexicon: Lexicon) -> bool:
         label, colon, _ = body.partition(":")
         return bool(colon) and len(words) <= _LEAD_WORDS // 2 and label.strip(" *_`").casefold() in GONE_WORDS
     return len(words) <= _LEAD_WORDS and (any(w.strip("*_`.,:") in GONE_WORDS for w in words)
-                                          or section_kind(body.rstrip(" :："), lexicon) == HISTORY)
+                                          or _tells_what_was(body.rstrip(" :："), lexicon))
+
+
+def _tells_what_was(label: str, lexicon: Lexicon) -> bool:
+    """A label or a lead that tells what was ("Before: …", "Historical context:", "Legacy: …"):
+    a heading of that name would be a history section."""
+    return bool(label) and section_kind(label, lexicon) == HISTORY
 
 
 def _is_name(text: str) -> bool:
