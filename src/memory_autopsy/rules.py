@@ -269,7 +269,9 @@ RULES: tuple[Rule, ...] = (
           'svc: tool = "x" ; valid_from=2026-04-01 ; valid_to=2026-05-01'),
     _rule("orphan_entity", "0", Severity.WARNING, "An entity is declared but holds no facts.",
           """An entity is declared (a heading with nothing under it, an entity-map key with an empty
-          list, a graph node with no observations and no relations) and nothing is known about it.""",
+          list, a graph node with no observations and no relations) and nothing is known about it.
+          An empty heading is `review`: in prose memory a section is often written before its
+          content. A record's declaration keeps `warning`.""",
           "## LegacyCron\n\n## Globex\n- works at Initech", "## Globex\n- works at Initech"),
     _rule("aged", "0", Severity.WARNING, "The fact is older than max-age-days, uncorroborated.",
           """The fact was observed longer ago than max-age-days (at the as-of date), nothing

@@ -10,7 +10,7 @@ from operator import attrgetter
 from memory_autopsy.dates import day_of
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, fact_key, plain_finding, quote
-from memory_autopsy.model import Fact, Finding, Store
+from memory_autopsy.model import Fact, Finding, Severity, Store
 from memory_autopsy.normalize import entity_form, normalize_claim
 
 _ID = attrgetter("id")
@@ -148,17 +148,24 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
             )
 
 
+# Declarations that are prose: a heading with nothing under it is as often a section written
+# before its content as a forgotten entity. Like the judges' unmeasured prose, it is `review`;
+# a record's declaration (a map key, a graph node) keeps the rule's severity.
+PROSE_DECLARATIONS = frozenset({"heading"})
+
+
 def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
     known = ctx.forms | {entity_form(name) for name in store.related_entities}
     for declaration in store.declarations:
         form = entity_form(declaration.entity)
         if form in known:
             continue
-        yield plain_finding(
+        finding = plain_finding(
             "orphan_entity", declaration.path, declaration.line, declaration.entity,
             f"entity {declaration.entity!r} is declared ({declaration.kind}) but holds no facts",
             (os.path.basename(declaration.path), form),
         )
+        yield finding._replace(severity=Severity.REVIEW) if declaration.kind in PROSE_DECLARATIONS else finding
 
 
 def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
