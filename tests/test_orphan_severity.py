@@ -1,5 +1,5 @@
-"""orphan_entity by what declared the entity: an empty heading is prose (review, fails no
-default run); a record's declaration (a graph node, an entity-map key) keeps warning."""
+"""orphan_entity by what declared the entity: an empty heading or JSON key is read from the
+file's shape (review, fails no default run); a graph node says it is an entity (warning)."""
 
 from __future__ import annotations
 
@@ -47,11 +47,23 @@ def test_a_graph_node_with_nothing_keeps_warning(tmp_path: Path, name: str) -> N
     assert run_cli("scan", ".", "--select", "orphan_entity", cwd=tmp_path).code == 1
 
 
+MAPS = (
+    {"Billing": ["uses MySQL"], "%s": []},
+    {"Billing": ["uses MySQL"], "%s": {}},
+    {"project_summary": "a dev loop", "key_components": [{"name": "UI"}], "%s": []},
+)
+
+
+@pytest.mark.parametrize("shape", range(len(MAPS)))
 @pytest.mark.parametrize("name", NAMES)
-def test_an_empty_entity_map_key_keeps_warning(tmp_path: Path, name: str) -> None:
-    write(tmp_path / "entities.json", json.dumps({"Billing": ["uses MySQL"], name: []}, indent=2) + "\n")
+def test_an_empty_json_key_is_a_review_item(tmp_path: Path, name: str, shape: int) -> None:
+    document = {key % name if "%" in key else key: value for key, value in MAPS[shape].items()}
+    text = json.dumps(document, indent=2) + "\n"
+    write(tmp_path / "memory.json", text)
     found = findings_of(tmp_path, "orphan_entity")
-    assert [(f["severity"], f["line"]) for f in found] == [("warning", 5)]  # the key after the list
+    line = next(number for number, row in enumerate(text.splitlines(), 1) if row.strip().startswith(f'"{name}"'))
+    assert [(f["severity"], f["line"]) for f in found] == [("review", line)]
+    assert run_cli("scan", ".", "--select", "orphan_entity", cwd=tmp_path).code == 0
 
 
 def test_a_rule_file_severity_still_wins(tmp_path: Path) -> None:

@@ -270,8 +270,9 @@ RULES: tuple[Rule, ...] = (
     _rule("orphan_entity", "0", Severity.WARNING, "An entity is declared but holds no facts.",
           """An entity is declared (a heading with nothing under it, an entity-map key with an empty
           list, a graph node with no observations and no relations) and nothing is known about it.
-          An empty heading is `review`: in prose memory a section is often written before its
-          content. A record's declaration keeps `warning`.""",
+          An empty heading or JSON key is `review`: a section or category is often written
+          before its content. A graph node, a record that says it is an entity, keeps
+          `warning`.""",
           "## LegacyCron\n\n## Globex\n- works at Initech", "## Globex\n- works at Initech"),
     _rule("aged", "0", Severity.WARNING, "The fact is older than max-age-days, uncorroborated.",
           """The fact was observed longer ago than max-age-days (at the as-of date), nothing

@@ -148,10 +148,12 @@ def duplicate_ids(ctx: Context) -> Iterator[Finding]:
             )
 
 
-# Declarations that are prose: a heading with nothing under it is as often a section written
-# before its content as a forgotten entity. Like the judges' unmeasured prose, it is `review`;
-# a record's declaration (a map key, a graph node) keeps the rule's severity.
-PROSE_DECLARATIONS = frozenset({"heading"})
+# Declarations read from the shape of a file, not written as entities: a heading with nothing
+# under it, or a JSON key with an empty list or object, is as often a section or category written
+# before its content ("## Discussion", `"interactions": []`) as a forgotten entity. Like the
+# judges' unmeasured prose they are `review`; a graph node (a record that says it is an entity)
+# keeps the rule's severity.
+INFERRED_DECLARATIONS = frozenset({"heading", "map-key"})
 
 
 def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
@@ -165,7 +167,7 @@ def orphans(store: Store, ctx: Context) -> Iterator[Finding]:
             f"entity {declaration.entity!r} is declared ({declaration.kind}) but holds no facts",
             (os.path.basename(declaration.path), form),
         )
-        yield finding._replace(severity=Severity.REVIEW) if declaration.kind in PROSE_DECLARATIONS else finding
+        yield finding._replace(severity=Severity.REVIEW) if declaration.kind in INFERRED_DECLARATIONS else finding
 
 
 def look_alikes(store: Store, ctx: Context) -> Iterator[Finding]:
