@@ -22,7 +22,8 @@ from memory_autopsy.model import Finding, Location, Report, Severity
 from memory_autopsy.selection import selected
 
 MEMORY = "# Billing\n- billing uses MySQL (observed 2024-01-01)\n"
-SURROGATE_STORE = '{"\\ud800": []}'
+# A graph node with nothing (orphan_entity, warning) whose name is a lone surrogate.
+SURROGATE_STORE = '{"type": "entity", "name": "\\ud800", "entityType": "service", "observations": []}\n'
 ESC_STORE = json.dumps({"facts": [
     {"entity": "e\x1b]0;pwned\x07", "slot": "db", "value": "MySQL\x1b[2J\x9b31m"},
     {"entity": "e\x1b]0;pwned\x07", "slot": "db", "value": "see https://evil.example www.evil.example a@b.co"},
@@ -105,8 +106,8 @@ def test_usage_errors_stay_2_and_findings_stay_1(args: tuple[str, ...], code: in
 # -- a lone surrogate, in every output format ------------------------------------------------------
 
 def test_a_lone_surrogate_reaches_a_real_stdout(tmp_path: Path) -> None:
-    write(tmp_path / "s.json", SURROGATE_STORE)
-    result = run_process("scan", "s.json", "--isolated", cwd=tmp_path, timeout=30)
+    write(tmp_path / "s.jsonl", SURROGATE_STORE)
+    result = run_process("scan", "s.jsonl", "--isolated", cwd=tmp_path, timeout=30)
     assert result.code == 1, result.err
     no_traceback(result.err)
     assert "\\ud800" in result.out  # shown as an escape
@@ -114,8 +115,8 @@ def test_a_lone_surrogate_reaches_a_real_stdout(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_lone_surrogate_in_every_format(fmt: str, tmp_path: Path) -> None:
-    write(tmp_path / "s.json", SURROGATE_STORE)
-    result = run_cli("scan", "s.json", "--isolated", "--format", fmt, cwd=tmp_path)
+    write(tmp_path / "s.jsonl", SURROGATE_STORE)
+    result = run_cli("scan", "s.jsonl", "--isolated", "--format", fmt, cwd=tmp_path)
     assert result.code == 1, result.err
     result.out.encode("utf-8")  # strict: what a real stdout does
     if fmt in ("json", "sarif"):
@@ -123,15 +124,15 @@ def test_a_lone_surrogate_in_every_format(fmt: str, tmp_path: Path) -> None:
 
 
 def test_a_lone_surrogate_in_files_and_the_job_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path / "s.json", SURROGATE_STORE)
+    write(tmp_path / "s.jsonl", SURROGATE_STORE)
     monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(write(tmp_path / "summary.md", "")))
     monkeypatch.setenv("GITHUB_OUTPUT", str(write(tmp_path / "output.txt", "")))
-    result = run_cli("ci", "s.json", "--isolated", "--sarif-file", "out.sarif", cwd=tmp_path)
+    result = run_cli("ci", "s.jsonl", "--isolated", "--sarif-file", "out.sarif", cwd=tmp_path)
     assert result.code == 1, result.err
     json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
     assert "\\\\ud800" in (tmp_path / "summary.md").read_text(encoding="utf-8")
-    assert run_cli("scan", "s.json", "--isolated", "--json", "-o", "out.json", cwd=tmp_path).code == 1
+    assert run_cli("scan", "s.jsonl", "--isolated", "--json", "-o", "out.json", cwd=tmp_path).code == 1
     json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
 
 
