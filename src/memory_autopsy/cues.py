@@ -33,12 +33,16 @@ _COUNTED = (
     r"tables?|models?|tools?|screens?|migrations?|services?|workflows?|lines?"
 )
 # Thousands groups are bounded: `111,` repeated would otherwise be rescanned from every comma.
+# Words between a counted noun and its state that leave the count as it is: "48 tests now passing".
+_BETWEEN = "(?:now|currently|still|all|are|were|now all)"
 COUNT = lazyre.compile(
     rf"(?:\b(?P<adj>[a-z][a-z-]{{1,20}})\s+)?(?<![\d.])(?P<n>\d{{1,3}}(?:,\d{{3}}){{1,4}}|\d{{1,7}})\+?\s+"
-    rf"(?:(?P<adj2>[a-z][a-z-]{{1,20}})\s+)?(?P<noun>{_COUNTED})\b(?:\s+(?P<state>[a-z]+))?",
+    rf"(?:(?P<adj2>[a-z][a-z-]{{1,20}})\s+)?(?P<noun>{_COUNTED})\b(?:\s+(?:{_BETWEEN}\s+)?(?P<state>[a-z]+))?",
     re.I,
 )
-PERCENT = lazyre.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%\s+(?P<word>complete|completed|done|remaining|left)\b", re.I)
+# "90% complete", "95% platform complete" (one word may name what is done), "85%完了".
+PERCENT = lazyre.compile(r"(?<![\d.])(?P<n>\d{1,3})\s?%(?:\s+(?:[a-z][a-z-]{1,20}\s+)?"
+                         r"(?P<word>complete|completed|done|remaining|left)\b|\s?(?P<cjk>完了|完成|已完成))", re.I)
 _DIGIT = lazyre.compile(r"\d")
 _STATES = frozenset("passing pass passed failing fail failed remaining left open implemented total".split())
 # One state in its forms: "all 1948 tests pass" and "2129 tests passing" count one thing.
@@ -56,7 +60,7 @@ _COUNTED_LABEL = lazyre.compile(rf"(?:{_COUNTED})", re.I)
 _NOT_QUALIFIERS = frozenset("all with now has have are were of only over about around nearly approximately and the".split())
 _COUNT_LABEL = frozenset({"total", "count", "number", "tests", "test", "files", "lines"})
 _COUNT_MARKS = ("数", "數")  # "総ファイル数", "测试总数"
-_DONE = frozenset({"complete", "completed", "done"})
+_DONE = frozenset({"complete", "completed", "done", "完了", "完成", "已完成"})
 # The words one of which a counted claim holds (its state word, "pass" and "fail" as stems).
 _STATE_HINTS = tuple(sorted({w[:4] if w.startswith(("pass", "fail")) else w for w in _STATES}))
 
@@ -113,7 +117,8 @@ def _quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
         found.setdefault(_count_key(adjective, match["noun"], state), int(match["n"].replace(",", "")))
     for match in PERCENT.finditer(claim) if "%" in claim else ():
         share = int(match["n"])
-        found.setdefault(("percent", "done"), share if match["word"].lower() in _DONE else 100 - share)
+        word = (match["word"] or match["cjk"]).lower()
+        found.setdefault(("percent", "done"), share if word in _DONE else 100 - share)
     return tuple(found.items())
 
 

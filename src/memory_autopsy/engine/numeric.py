@@ -35,6 +35,7 @@ _SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
 _WHEN = frozenset("""session sprint day week month year iteration update entry today yesterday currently now
 as of jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august
 september october november december""".split())
+_ANY_WORD = lazyre.compile(r"[^\W_]+")  # a run of letters or digits in any script ("コア機能")
 _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 
@@ -76,8 +77,8 @@ def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dic
                 continue
         elif not _one_subject(ctx, key, fact, other, runs):
             continue
-        if not _said_of_one(fact.claim, number, other.claim, reference[1]):
-            continue
+        if key[0] != "label" and not _said_of_one(fact.claim, number, other.claim, reference[1]):
+            continue  # a label is its own subject ("チャレンジ総数" and "総チャレンジ数" are one)
         flagged.add(fact.order)
         yield _finding(fact, other, key, number, reference[1])
 
@@ -114,10 +115,14 @@ def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool
 def _said_before(claim: str, number: int) -> frozenset[str]:
     """The words a statement writes before its number, less the small ones, numbers and words
     of time."""
+    return frozenset(word for word in _before(claim, number) if not word[0].isdigit())
+
+
+def _before(claim: str, number: int) -> list[str]:
     text = claim.replace(",", "")  # "1,800" as the reader counted it
     at = next((m.start() for m in _WHOLE_NUMBER.finditer(text) if int(m.group()) == number), 0)
-    return frozenset(word for word in tokens(text[:at])
-                     if word not in STOPWORDS and word not in _WHEN and not word[0].isdigit())
+    words = tokens(text[:at]) if text.isascii() else [w.casefold() for w in _ANY_WORD.findall(text[:at])]
+    return [word for word in words if word not in STOPWORDS and word not in _WHEN]
 
 
 def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:
