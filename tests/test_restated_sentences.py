@@ -68,3 +68,44 @@ def test_a_sentence_two_graph_nodes_share_is_said_of_each(tmp_path: Path) -> Non
                     "observations": [f"Retries failed database calls three times with exponential backoff. {rest}"]}) + "\n"
         for name, rest in nodes))
     assert restated(tmp_path) == []
+
+
+# A clause opened by a dash or a semicolon is a part of its own too: "Imports must be idempotent
+# via importHash — a re-import is a no-op" holds the claim another file stores alone.
+SEPARATORS = (" — ", " – ", "; ")
+MEMORY_FOLDER = {"a Claude Code memory folder": lambda a, b: {
+    ".claude/memory/MEMORY.md": f"# Memory\n\n- [Patterns](patterns.md)\n\n## Domain rules\n- {a}\n",
+    ".claude/memory/patterns.md": f"# Patterns\n\n## Domain rules (non-negotiable)\n- {b}\n"}}
+CLAUSE_SHAPES = {**SHAPES, **MEMORY_FOLDER}
+TAILS = ("re-importing the same statement is a supported no-op", "see the import service for details")
+
+
+@pytest.mark.parametrize(("shape", "pair", "separator", "tail"),
+                         list(product(CLAUSE_SHAPES, SENTENCES, SEPARATORS, TAILS)))
+def test_a_claim_said_again_before_a_dash_or_semicolon_is_a_near_duplicate(
+        tmp_path: Path, shape: str, pair: tuple[str, str], separator: str, tail: str) -> None:
+    for name, text in CLAUSE_SHAPES[shape](pair[0], f"{pair[1]}{separator}{tail}").items():
+        write(tmp_path / name, text)
+    found = restated(tmp_path)
+    assert len(found) == 1, found
+    assert found[0]["related"], found[0]
+
+
+@pytest.mark.parametrize(("shape", "separator"), list(product(CLAUSE_SHAPES, SEPARATORS)))
+def test_a_short_clause_before_a_dash_is_no_claim_of_its_own(tmp_path: Path, shape: str, separator: str) -> None:
+    a = "Imports run nightly"
+    b = f"Imports run nightly{separator}the exporter retries failed uploads three times with backoff"
+    for name, text in CLAUSE_SHAPES[shape](a, b).items():
+        write(tmp_path / name, text)
+    assert restated(tmp_path) == []
+
+
+@pytest.mark.parametrize(("shape", "separator"), list(product(CLAUSE_SHAPES, SEPARATORS)))
+def test_two_claims_sharing_only_a_short_tail_after_a_dash_are_two_claims(tmp_path: Path, shape: str,
+                                                                          separator: str) -> None:
+    tail = "see the service docs for details"
+    a = f"Bank statement imports are idempotent via importHash{separator}{tail}"
+    b = f"Money is always Decimal and never a float in the ledger{separator}{tail}"
+    for name, text in CLAUSE_SHAPES[shape](a, b).items():
+        write(tmp_path / name, text)
+    assert restated(tmp_path) == []

@@ -172,7 +172,10 @@ MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
 # Words no restatement keeps: auxiliaries, and "use", which a stack claim says or leaves to a
 # label ("Frontend uses Next.js 15" / "**Frontend Framework:** Next.js 15").
 _AUXILIARY = frozenset("was were is are be been being has have had will would use uses used using".split())
-_SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+# Where a claim's sentences part: after a full stop before a capital, and at a dash or a
+# semicolon that opens a clause of its own ("Imports must be idempotent via importHash — a
+# re-import is a no-op"): the part before it may be a claim stored elsewhere alone.
+_SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z])|\s[—–]\s+|;\s+")
 _LABEL = lazyre.compile(r"(?P<label>[^:\s][^:]{0,39}):\s+(?P<value>\S.*)", re.S)
 
 
