@@ -24,7 +24,7 @@ from memory_autopsy.claims import two_subjects
 from memory_autopsy.cues import NUMBERS, quantities, told_after
 from memory_autopsy.engine.context import Context, observed_order, runs_of
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.lexicon import IDEOGRAPHS_AND_KANA
+from memory_autopsy.lexicon import UNSPACED_RUN
 from memory_autopsy.model import HISTORY, Fact, Finding
 from memory_autopsy.normalize import STOPWORDS, tokens
 
@@ -36,8 +36,6 @@ _SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
 _WHEN = frozenset("""session sprint day week month year iteration update entry today yesterday currently now
 as of jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august
 september october november december""".split())
-# A word written in ideographs or kana ("コア機能"), which tokens() does not read.
-_IDEOGRAPH_WORD = lazyre.compile(f"[{IDEOGRAPHS_AND_KANA}\uac00-\ud7af]+")
 _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 
@@ -116,17 +114,14 @@ def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool
 
 def _said_before(claim: str, number: int) -> frozenset[str]:
     """The words a statement writes before its number, less the small ones, numbers and words
-    of time."""
-    return frozenset(word for word in _before(claim, number) if not word[0].isdigit())
-
-
-def _before(claim: str, number: int) -> list[str]:
+    of time; a word written without spaces ("コア機能"), which tokens() does not read, too."""
     text = claim.replace(",", "")  # "1,800" as the reader counted it
     at = next((m.start() for m in _WHOLE_NUMBER.finditer(text) if int(m.group()) == number), 0)
     words = tokens(text[:at])
     if not text.isascii():
-        words += _IDEOGRAPH_WORD.findall(text[:at])
-    return [word for word in words if word not in STOPWORDS and word not in _WHEN]
+        words += UNSPACED_RUN.findall(text[:at])
+    return frozenset(word for word in words
+                     if word not in STOPWORDS and word not in _WHEN and not word[0].isdigit())
 
 
 def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:

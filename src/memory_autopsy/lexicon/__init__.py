@@ -18,7 +18,9 @@ LANGUAGES = ("en", "ja", "zh", "ko", "de", "fr", "es", "pt", "ru", "vi")
 # Chinese and Japanese write no spaces between words, and Korean glues its endings to a word
 # ("완료됨"): their words are found as letters, those of every other script as whole words.
 IDEOGRAPHS_AND_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # a character class's
-_UNSPACED = lazyre.compile(f"[{IDEOGRAPHS_AND_KANA}\uac00-\ud7af]")  # … and Hangul
+_UNSPACED_LETTER = f"[{IDEOGRAPHS_AND_KANA}\uac00-\ud7af]"  # … and Hangul
+_UNSPACED = lazyre.compile(_UNSPACED_LETTER)
+UNSPACED_RUN = lazyre.compile(_UNSPACED_LETTER + "+")  # a word written without spaces ("コア機能")
 
 
 def unspaced(word: str) -> bool:
