@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import gc
 import itertools
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,15 +25,19 @@ if TYPE_CHECKING:
     from memory_autopsy.settings import Settings
 
 
+Paths: TypeAlias = "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]"
+
+
 def load_store(
-    paths: Iterable[str],
+    paths: Paths,
     settings: Settings | None = None,
     *,
     extra: Sequence[Source] = (),
     on_read: Callable[[str], None] | None = None,
 ) -> Store:
-    """Read memory files and folders into one Store (folders honour include/exclude). `extra`
-    are sources already in memory (standard input); `on_read` hears each path read (progress)."""
+    """Read memory files and folders into one Store (folders honour include/exclude). `paths`: one
+    path or several. `extra` are sources already in memory (standard input); `on_read` hears
+    each path read (progress)."""
     store, cache = _load(paths, settings, extra, on_read)
     if cache is not None:
         cache.prune_after_run()
@@ -40,7 +45,7 @@ def load_store(
 
 
 def _load(
-    paths: Iterable[str],
+    paths: Paths,
     settings: Settings | None,
     extra: Sequence[Source],
     on_read: Callable[[str], None] | None,
@@ -54,7 +59,7 @@ def _load(
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
-    given = list(paths)
+    given = _as_list(paths)
     roots = Roots.for_paths(given)
     files, problems = expand(given, roots)
     if settings.include or settings.exclude:
@@ -87,8 +92,16 @@ def _heard(sources: Iterable[Source], on_read: Callable[[str], None]) -> Iterato
         yield source
 
 
+def _as_list(paths: Paths) -> list[str]:
+    """One path is one path: a string is never read as its characters ("/tmp/x" is not "/",
+    "t", …, which would read the whole disk)."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    return [os.fspath(path) for path in paths]
+
+
 def lint(
-    paths: Iterable[str] | str,
+    paths: Paths,
     settings: Settings | None = None,
     *,
     today: date | None = None,
@@ -103,7 +116,7 @@ def lint(
 
     settings = settings or Settings()
     with paused_gc():
-        store, cache = _load([paths] if isinstance(paths, str) else paths, settings, extra, on_read)
+        store, cache = _load(paths, settings, extra, on_read)
         report = lint_loaded(store, settings, today=today, listing=listing)
         if cache is not None:
             cache.prune_after_run()
