@@ -7,12 +7,15 @@ from itertools import combinations
 from operator import attrgetter
 from typing import Any
 
+from memory_autopsy.lexicon import unspaced
 from memory_autopsy.model import Declaration, Fact
 from memory_autopsy.normalize import edit_distance, entity_form
 
 MAX_EDITS = 2
 MIN_SIMILARITY = 0.6
 MIN_LENGTH = 4
+TYPO_WORD = 6  # a word this long, one edit from another, is that word mistyped, digits or not
+TYPO_LETTERS = 3  # and a word of letters this long ("ana" / "anna"); "eu" / "au" are two words
 # A form longer than this is a sentence, not a name one typo away from another; its deletion
 # keys would be len(form) strings of len(form) characters (64 KB name: gigabytes).
 MAX_LENGTH = 64
@@ -120,7 +123,8 @@ def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
                 continue
             seen.add((a, b))
             distance = edit_distance(a, b, MAX_EDITS)
-            if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY:
+            if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY \
+                    and one_name_apart(a, b):
                 pairs.append((first_name[a], a, first_name[b], b, distance))
     # In the order the names were first written: the buckets come in the order of a set of
     # strings, which changes with the process's hash seed (as-of listed the pairs so).
@@ -136,6 +140,29 @@ def _deletion_keys(form: str) -> set[str]:
         for single in singles:
             keys |= {single[:i] + single[i + 1 :] for i in range(len(single))}
     return keys
+
+
+def one_name_apart(a: str, b: str) -> bool:
+    """Whether two forms a small edit apart are one name written two ways: a plural ("core
+    service" / "core services"), one letter mistyped in a word ("authetication", "acma"), or the
+    same words spaced apart. Words two edits apart are two words ("stack" / "start", "hooks" /
+    "tools"), as are two codes or two-letter words one apart ("0x0b" / "0x0c", "eu" / "au"), and
+    so is a changed or added word of a script written without
+    spaces, where each character is a word ("高优先级" / "中优先级", "禁止模式清单" / "禁止模式")."""
+    if unspaced("".join(set(a) ^ set(b))):
+        return False
+    words_a, words_b = a.split(), b.split()
+    if "".join(words_a) == "".join(words_b):
+        return True
+    if len(words_a) != len(words_b):
+        return False
+    apart = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+    if len(apart) != 1:
+        return False
+    short, long = sorted(apart[0], key=len)
+    if long in (short + "s", short + "es"):
+        return True
+    return edit_distance(short, long, 1) == 1 and (len(short) >= TYPO_WORD or short.isalpha() and len(short) >= TYPO_LETTERS)
 
 
 def _without_digits(name: str) -> str:
