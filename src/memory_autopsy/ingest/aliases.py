@@ -124,7 +124,7 @@ def _look_alikes(first_name: dict[str, str]) -> list[AliasPair]:
             seen.add((a, b))
             distance = edit_distance(a, b, MAX_EDITS)
             if 0 < distance <= MAX_EDITS and 1 - distance / max(len(a), len(b)) >= MIN_SIMILARITY \
-                    and one_name_apart(a, b):
+                    and _one_name_apart(a, b):
                 pairs.append((first_name[a], a, first_name[b], b, distance))
     # In the order the names were first written: the buckets come in the order of a set of
     # strings, which changes with the process's hash seed (as-of listed the pairs so).
@@ -142,13 +142,13 @@ def _deletion_keys(form: str) -> set[str]:
     return keys
 
 
-def one_name_apart(a: str, b: str) -> bool:
+def _one_name_apart(a: str, b: str) -> bool:
     """Whether two forms a small edit apart are one name written two ways: a plural ("core
     service" / "core services"), one letter mistyped in a word ("authetication", "acma"), or the
     same words spaced apart. Words two edits apart are two words ("stack" / "start", "hooks" /
     "tools"), as are two codes or two-letter words one apart ("0x0b" / "0x0c", "eu" / "au"), and
-    so is a changed or added word of a script written without
-    spaces, where each character is a word ("高优先级" / "中优先级", "禁止模式清单" / "禁止模式")."""
+    a character changed or added in a script written without spaces, where each character is a
+    word ("高优先级" / "中优先级", "禁止模式清单" / "禁止模式")."""
     if unspaced("".join(set(a) ^ set(b))):
         return False
     words_a, words_b = a.split(), b.split()
