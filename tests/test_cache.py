@@ -534,7 +534,8 @@ def test_look_alike_names_are_kept_and_a_bad_entry_is_computed_again(tmp_path: P
     assert load_store([str(memory)], cached).alias_pairs == pairs and not computed  # rewritten
     with memory.open("a", encoding="utf-8") as handle:
         handle.write('{"entity": "Billing Servic", "claim": "another look-alike"}\n')
-    assert len(load_store([str(memory)], cached).alias_pairs) == 3 and len(computed) == 1
+    # one look-alike more: "Billing Servic" of "Billing Service"; "Biling Service" differs from it in two words
+    assert len(load_store([str(memory)], cached).alias_pairs) == 2 and len(computed) == 1
 
 
 @pytest.mark.parametrize("seed", range(60))

@@ -14,8 +14,8 @@ from memory_autopsy.normalize import edit_distance, entity_form
 MAX_EDITS = 2
 MIN_SIMILARITY = 0.6
 MIN_LENGTH = 4
-TYPO_WORD = 6  # a word this long, one edit from another, is that word mistyped, digits or not
-TYPO_LETTERS = 3  # and a word of letters this long ("ana" / "anna"); "eu" / "au" are two words
+TYPO_WORD = 6  # a word this long, an edit or two from another, is that word mistyped ("initek")
+TYPO_LETTERS = 3  # a shorter word of letters, one edit ("ana" / "anna"); "eu" / "au" are two words
 # A form longer than this is a sentence, not a name one typo away from another; its deletion
 # keys would be len(form) strings of len(form) characters (64 KB name: gigabytes).
 MAX_LENGTH = 64
@@ -144,9 +144,9 @@ def _deletion_keys(form: str) -> set[str]:
 
 def _one_name_apart(a: str, b: str) -> bool:
     """Whether two forms a small edit apart are one name written two ways: a plural ("core
-    service" / "core services"), one letter mistyped in a word ("authetication", "acma"), or the
-    same words spaced apart. Words two edits apart are two words ("stack" / "start", "hooks" /
-    "tools"), as are two codes or two-letter words one apart ("0x0b" / "0x0c", "eu" / "au"), and
+    service" / "core services"), a word mistyped ("authetication", "initek", "acma"), or the same
+    words spaced apart. Two short words two edits apart are two words ("stack" / "start", "hooks"
+    / "tools"), as are two codes or two-letter words one apart ("0x0b" / "0x0c", "eu" / "au"), and
     a character changed or added in a script written without spaces, where each character is a
     word ("高优先级" / "中优先级", "禁止模式清单" / "禁止模式")."""
     if unspaced("".join(set(a) ^ set(b))):
@@ -162,7 +162,9 @@ def _one_name_apart(a: str, b: str) -> bool:
     short, long = sorted(apart[0], key=len)
     if long in (short + "s", short + "es"):
         return True
-    return edit_distance(short, long, 1) == 1 and (len(short) >= TYPO_WORD or short.isalpha() and len(short) >= TYPO_LETTERS)
+    if len(short) >= TYPO_WORD:
+        return True  # the whole pair is within MAX_EDITS: "initech" / "initek"
+    return short.isalpha() and len(short) >= TYPO_LETTERS and edit_distance(short, long, 1) == 1
 
 
 def _without_digits(name: str) -> str:
