@@ -258,7 +258,7 @@ RULES: tuple[Rule, ...] = (
           '{"id": "a1", "claim": "uses redis 6"}\n{"id": "a2", "claim": "uses redis 7"}'),
     _rule("unresolved_alias", "0", Severity.REVIEW, "Two entity names look alike and were not merged.",
           """Two entity names differ by an edit or two (after case, punctuation and legal suffixes
-          fold) the way one name is written twice: a plural, one mistyped letter, the same words
+          fold) the way one name is written twice: a plural, a mistyped word, the same words
           spaced apart. Two different words close in letters ("Stack" / "Start", "EU" / "AU",
           "0x0B" / "0x0C", a changed character of Chinese or Japanese) are two entities and are
           not reported. Nothing is merged silently: declare (aka "...") if they are one, rename
