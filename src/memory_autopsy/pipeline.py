@@ -59,7 +59,7 @@ def _load(
     from memory_autopsy.settings import Settings
 
     settings = settings or Settings()
-    given = _as_list(paths)
+    given = path_list(paths)
     roots = Roots.for_paths(given)
     files, problems = expand(given, roots)
     if settings.include or settings.exclude:
@@ -92,7 +92,7 @@ def _heard(sources: Iterable[Source], on_read: Callable[[str], None]) -> Iterato
         yield source
 
 
-def _as_list(paths: Paths) -> list[str]:
+def path_list(paths: Paths) -> list[str]:
     """One path is one path: a string is never read as its characters ("/tmp/x" is not "/",
     "t", …, which would read the whole disk)."""
     if isinstance(paths, (str, os.PathLike)):

@@ -104,6 +104,12 @@ class Context:
         return ctx
 
     @cached_property
+    def runs(self) -> dict[int, int]:
+        """The runs of adjoining lines of the active facts (runs_of), made once: two items of one
+        list or rows of one table lie in one run."""
+        return runs_of(self.active)
+
+    @cached_property
     def with_headings(self) -> Sequence[Fact]:
         """The facts and the headings' claims: the sides a finding may name (the judges, the
         ignore comments), made once."""

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from memory_autopsy import lazyre
 from memory_autopsy.claims import two_subjects
 from memory_autopsy.cues import NUMBERS, quantities, told_after
-from memory_autopsy.engine.context import Context, observed_order, runs_of
+from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.lexicon import UNSPACED_RUN
 from memory_autopsy.model import HISTORY, Fact, Finding
@@ -51,9 +51,8 @@ def find(ctx: Context) -> Iterator[Finding]:
             if key[0] == "count" and fact.kind == "event" and (key, number) not in reported:
                 continue  # "Fixed 5 failing tests" counts a change, not the total
             groups.setdefault((ctx.store_key(fact), key), []).append((fact, number))
-    runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for (_, key), statements in groups.items():
-        yield from _drift(ctx, key, statements, runs)
+        yield from _drift(ctx, key, statements)
 
 
 def _reported(claim: str) -> tuple[tuple[Key, int], ...]:
@@ -63,7 +62,7 @@ def _reported(claim: str) -> tuple[tuple[Key, int], ...]:
     return quantities(tail) if tail else ()
 
 
-def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dict[int, int]) -> Iterator[Finding]:
+def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:
     dated = [s for s in statements if s[0].observed_at]
     newest = max(dated, key=lambda s: (s[0].observed_at or "", -s[0].order)) if dated else None
     reference = newest or statements[0]
@@ -75,7 +74,7 @@ def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dic
         if fact.observed_at:
             if observed_order(fact, other) != -1 or (fact.entry and fact.entry == other.entry):
                 continue
-        elif not _one_subject(ctx, key, fact, other, runs):
+        elif not _one_subject(ctx, key, fact, other):
             continue
         if key[0] != "label" and not _said_of_one(fact.claim, number, other.claim, reference[1]):
             continue  # a label is its own subject ("チャレンジ総数" and "総チャレンジ数" are one)
@@ -83,15 +82,12 @@ def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]], runs: dic
         yield _finding(fact, other, key, number, reference[1])
 
 
-def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact, runs: dict[int, int]) -> bool:
+def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact) -> bool:
     """Whether two undated statements can be of one quantity: not two items of one list or
     table, and not counts under two labels ("Frontend: …" / "Backend: …"; "Overall: …" and
     "Overall progress: …" label one subject)."""
-    if fact.path == other.path:
-        if not runs:
-            runs.update(runs_of(ctx.active))
-        if runs.get(fact.order) == runs.get(other.order):
-            return False
+    if fact.path == other.path and ctx.runs.get(fact.order) == ctx.runs.get(other.order):
+        return False
     if key[0] == "label":
         return True  # the label is the subject
     subjects = _SUBJECT.match(fact.claim), _SUBJECT.match(other.claim)

@@ -21,7 +21,7 @@ from memory_autopsy.claims import (
     version_key,
 )
 from memory_autopsy.dates import day_of
-from memory_autopsy.engine.context import Context, observed_order, runs_of
+from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import normalize_claim, tokens
@@ -42,15 +42,12 @@ def find(ctx: Context, skip: set[int]) -> Iterator[Finding]:
         if fact.slot and fact.order not in skip and fact.kind in ("state", "event") and not _status_cell(ctx, fact):
             groups.setdefault(slot_key(fact), []).append(fact)  # type: ignore[arg-type]
     files = ctx.settings.focus
-    tables: dict[int, int] | None = None
     for facts in groups.values():
         if len(facts) < 2 or _all_same(facts):
             continue
         if files is not None and not any(f.path in files for f in facts):
             continue  # every finding of a group is about its facts: none touches a changed file
-        if tables is None:
-            tables = runs_of([f for f in ctx.active if f.shape == "table"])
-        yield from _group(ctx, facts[0].slot.split("|")[0], facts, tables)
+        yield from _group(ctx, facts[0].slot.split("|")[0], facts)
 
 
 def _status_cell(ctx: Context, fact: Fact) -> bool:
@@ -67,7 +64,7 @@ def _day(fact: Fact) -> str:
     return day_of(fact.observed_at) or ""
 
 
-def _group(ctx: Context, slot: str, facts: list[Fact], tables: dict[int, int]) -> Iterator[Finding]:
+def _group(ctx: Context, slot: str, facts: list[Fact]) -> Iterator[Finding]:
     dated = [f for f in facts if f.observed_at]
     top = max((_day(f) for f in dated), default="")
     survivors = [f for f in dated if _day(f) == top]
@@ -75,7 +72,7 @@ def _group(ctx: Context, slot: str, facts: list[Fact], tables: dict[int, int]) -
     older = [f for f in dated if _day(f) != top] if len(distinct) <= MAX_NEWEST_VALUES else []
     for fact in older:
         verdicts = [(s, compare_values(fact.value, s.value, ctx.vocabulary)) for s in distinct
-                    if _one_subject(ctx, fact, s, tables)]
+                    if _one_subject(ctx, fact, s)]
         if not verdicts or any(v in ("same", "refine") for _, v in verdicts):
             continue
         survivor, verdict = verdicts[0]
@@ -85,7 +82,7 @@ def _group(ctx: Context, slot: str, facts: list[Fact], tables: dict[int, int]) -
             yield _ordered(ctx, slot, fact, survivor, verdict)
     pool = sorted(survivors + [f for f in facts if not f.observed_at], key=lambda f: f.order)
     if len(pool) > 1:
-        yield from _unordered(ctx, slot, pool, tables)
+        yield from _unordered(ctx, slot, pool)
 
 
 def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) -> Finding:
@@ -102,10 +99,10 @@ def _ordered(ctx: Context, slot: str, older: Fact, newer: Fact, verdict: str) ->
     )
 
 
-def _unordered(ctx: Context, slot: str, pool: list[Fact], tables: dict[int, int]) -> Iterator[Finding]:
+def _unordered(ctx: Context, slot: str, pool: list[Fact]) -> Iterator[Finding]:
     first = pool[0]
     for other in pool[1:]:
-        if not _one_subject(ctx, first, other, tables):
+        if not _one_subject(ctx, first, other):
             continue
         verdict = compare_values(first.value, other.value, ctx.vocabulary)
         if verdict in ("same", "refine"):
@@ -137,7 +134,7 @@ def _unordered(ctx: Context, slot: str, pool: list[Fact], tables: dict[int, int]
             )
 
 
-def _one_subject(ctx: Context, a: Fact, b: Fact, tables: dict[int, int]) -> bool:
+def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
     """Whether two claims of one slot may be about one thing: not when each names a subject of
     its own besides its entity and neither holds the other ("The API runs on Node 18" / "The
     web app runs on Node 20" under one heading: two services, two values, no change), nor two
@@ -146,7 +143,7 @@ def _one_subject(ctx: Context, a: Fact, b: Fact, tables: dict[int, int]) -> bool
     its first column, so a first cell repeated down it is a group, not a key ("| 2024 | Use
     FastAPI | … |" and "| 2024 | Use Recharts | … |", "| Core | logger.c | 67/68 |" and "| Core |
     raii.h | 18/18 |"), and each row is a record of its own."""
-    if _log_rows(a, b) or _one_table(a, b, tables):
+    if _log_rows(a, b) or _one_table(a, b, ctx.runs):
         return False
     return not two_subjects(_own_subject(ctx, a), _own_subject(ctx, b))
 
@@ -155,8 +152,10 @@ def _log_rows(a: Fact, b: Fact) -> bool:
     return a.shape == b.shape == "table" and a.path == b.path and bool(a.entry) and bool(b.entry) and a.entry != b.entry
 
 
-def _one_table(a: Fact, b: Fact, tables: dict[int, int]) -> bool:
-    return a.shape == b.shape == "table" and a.line != b.line and tables.get(a.order, -1) == tables.get(b.order, -2)
+def _one_table(a: Fact, b: Fact, runs: dict[int, int]) -> bool:
+    """Two rows of one table: rows in one run of adjoining lines (a table's header and rule
+    part it from the table before it)."""
+    return a.shape == b.shape == "table" and a.line != b.line and runs.get(a.order, -1) == runs.get(b.order, -2)
 
 
 def _own_subject(ctx: Context, fact: Fact) -> frozenset[str]:

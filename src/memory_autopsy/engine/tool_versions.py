@@ -28,7 +28,7 @@ from typing import NamedTuple
 from memory_autopsy import lazyre
 from memory_autopsy.claims import find_transition
 from memory_autopsy.clauses import qualified
-from memory_autopsy.engine.context import Context, observed_order, runs_of
+from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
 from memory_autopsy.engine.grounding import ALIASES
 from memory_autopsy.engine.slots import SLOT
@@ -83,9 +83,8 @@ def find(ctx: Context) -> Iterator[Finding]:
             continue
         for mention in mentions:
             by_tool.setdefault((ctx.store_key(fact), mention.tool), []).append((fact, mention))
-    runs: dict[int, int] = {}  # the runs of adjoining lines (engine.context.runs_of), read once if needed
     for said in by_tool.values():
-        yield from _conflicts(ctx, said, runs)
+        yield from _conflicts(ctx, said)
 
 
 def _mentions(claim: str) -> list[Mention]:
@@ -115,7 +114,7 @@ def _tool(written: str) -> str:
     return name.removesuffix(".js").replace("-", " ").strip()
 
 
-def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[int, int]) -> Iterator[Finding]:
+def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]]) -> Iterator[Finding]:
     """Each statement that a later or higher one of the same tool contradicts, named beside the
     newest such statement (the highest where no date orders them). Statements are compared by
     version: each version stands for its newest dated and its first undated statement, so the
@@ -128,15 +127,13 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]], runs: dict[in
         by_version.setdefault(mention.version, []).append((fact, mention))
     if len(by_version) < 2 or len(by_version) > MAX_VERSIONS:
         return
-    if not runs:
-        runs.update(runs_of(ctx.active))
     standing = {version: _standing(group) for version, group in by_version.items()}
     for version, group in by_version.items():
         rivals = [pair for other, pairs in standing.items()
                   if other.scope == version.scope and _disagree(version, other) for pair in pairs]
         for fact, mine in group if rivals else ():
             newer = [(other, theirs) for other, theirs in rivals if _superseded(fact, mine, other, theirs)
-                     and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, runs)]
+                     and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, ctx.runs)]
             if not newer:
                 continue
             kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1].version.release))

@@ -8,7 +8,6 @@ candidate. So what the gate blocks and what the linter reports cannot drift apar
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from memory_autopsy.fixes.plan import explicit_line
 from memory_autopsy.ingest.json_store import ENTITY_KEYS, OBSERVED_KEYS, _record
 from memory_autopsy.ingest.loader import Source, expand, load_sources, read_sources
 from memory_autopsy.model import Fact, Finding, Report, Store
-from memory_autopsy.pipeline import lint_loaded
+from memory_autopsy.pipeline import Paths, lint_loaded, path_list
 from memory_autopsy.selection import filter_paths
 from memory_autopsy.settings import Settings
 from memory_autopsy.verdicts.verdict import CONFLICT_RULES
@@ -81,13 +80,13 @@ def rejected(reason: str, record: Mapping[str, Any] | None = None) -> AdmitVerdi
     return AdmitVerdict("rejected", reason, record=record)
 
 
-def admit(fact: Any, store: str | os.PathLike[str] | Iterable[str], settings: Settings | None = None) -> AdmitVerdict:
+def admit(fact: Any, store: Paths, settings: Settings | None = None) -> AdmitVerdict:
     """accepted, requires_review (with the conflicting ids and the resolving edit) or rejected."""
     settings = replace(settings or Settings(), as_of=None, max_age_days=None)
     problem = fact_problem(fact)
     if problem:
         return rejected(f"the fact cannot be normalized: {problem}")
-    paths = [os.fspath(store)] if isinstance(store, (str, os.PathLike)) else [str(p) for p in store]
+    paths = path_list(store)
     sources, notes, trouble = _read(paths, settings)
     if trouble:
         return rejected("the store cannot be read (the gate never runs blind): " + "; ".join(trouble))
