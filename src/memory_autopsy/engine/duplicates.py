@@ -12,6 +12,7 @@ from memory_autopsy import lazyre
 from memory_autopsy.claims import denies
 from memory_autopsy.engine.context import Context
 from memory_autopsy.engine.findings import fact_finding, quote, touches_changed
+from memory_autopsy.lexicon import Lexicon
 from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.normalize import STOPWORDS, entity_form, normalize_claim, stem, trigrams
 
@@ -169,6 +170,7 @@ RESTATED = 0.7  # Jaccard of stemmed content words for a restatement in other wo
 NODES_RESTATED = 0.9  # the same, for two graph nodes: a node's description fits its siblings too
 MIN_RESTATED_WORDS = 5
 MIN_ITEMS, ITEM_WORDS, MAX_LIST, LIST_WORDS = 3, 4, 300, 6
+FORM_LETTERS = 4  # the shortest stem `_one_word` reads as another form of a longer one
 # Words no restatement keeps: auxiliaries, and "use", which a stack claim says or leaves to a
 # label ("Frontend uses Next.js 15" / "**Frontend Framework:** Next.js 15").
 _AUXILIARY = frozenset("was were is are be been being has have had will would use uses used using".split())
@@ -338,20 +340,21 @@ def _restated(
                     or _reported_again(fact, other.fact) or not _numbers_agree(_digits(ctx, fact), _digits(ctx, other.fact)) \
                     or denies(ctx.norm_body(fact), ctx.norm_body(other.fact)):
                 continue  # another status, a result reported again, another count, or one side denies the other
-            if apart and (ctx.norm_body(fact) == ctx.norm_body(other.fact) or not _apart(unit, other)):
+            if apart and (ctx.norm_body(fact) == ctx.norm_body(other.fact) or not _apart(unit, other, ctx.lexicon)):
                 continue  # the same words are the copy rules' to report, or to leave
             return other.fact, score
     return None
 
 
-def _apart(a: _Unit, b: _Unit) -> bool:
+def _apart(a: _Unit, b: _Unit, lexicon: Lexicon) -> bool:
     """Whether two alike claims are one claim stored twice in a store, for `restated_across`:
     the same words, or one saying more ("Dark mode support with dark: class variants" /
     "Improved dark mode support with appropriate dark: class variants"). Each with words of its
     own is one frame of two things ("the builder backend times out after 30s" / "the
     aggregator backend times out after 30s", "CLI entry point: the coeus binary" / "MCP
-    server entry point: the coeus-mcp binary"), which two subjects may well share."""
-    if a.words - b.words and b.words - a.words:
+    server entry point: the coeus-mcp binary"), which two subjects may well share; words that
+    only say it another way are no words of its own (`_own_words`)."""
+    if _own_words(a.words, b.words, lexicon) and _own_words(b.words, a.words, lexicon):
         return False
     if (a.fact.valid_from, a.fact.valid_to) != (b.fact.valid_from, b.fact.valid_to):
         return False  # true of two periods
@@ -370,6 +373,32 @@ def _apart(a: _Unit, b: _Unit) -> bool:
         return False  # "Located in src/x.ts" said of each node; "Self-contained component with its
         # own translation files" / "… with its own translations": a description each node fits
     return not _own_subjects(a, b)
+
+
+def _own_words(mine: frozenset[str], theirs: frozenset[str], lexicon: Lexicon) -> frozenset[str]:
+    """The words of `mine` that `theirs` lacks, less those that say the same claim another way:
+    a verb of doing or telling the work ("Refactored"/"Updated test_utils.py to test …"), a
+    modal or a word of manner ("must"/"should be **Both**", "successfully"), and a word `theirs`
+    holds in another form, which the light stemmer left apart ("cache"/"caching")."""
+    own = mine - theirs
+    if not own:
+        return own
+    soft = _restating(lexicon)
+    return frozenset(w for w in own if w not in soft and not any(_one_word(w, t) for t in theirs - mine))
+
+
+@lru_cache(maxsize=8)
+def _restating(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(stem(w) for w in (*lexicon.restating_words, *lexicon.work_verbs) if " " not in w)
+
+
+def _one_word(a: str, b: str) -> bool:
+    """Two stems of one word: one opens the other, or both differ only in their last letter
+    ("servic"/"service", "boundari"/"boundary"), and the shorter is at least FORM_LETTERS long."""
+    short, long = sorted((a, b), key=len)
+    if len(short) < FORM_LETTERS or len(long) - len(short) > 2:
+        return False
+    return long.startswith(short) or len(short) == len(long) and short[:-1] == long[:-1]
 
 
 def _own_subjects(a: _Unit, b: _Unit) -> bool:

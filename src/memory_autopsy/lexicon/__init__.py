@@ -51,6 +51,8 @@ class Lexicon:
     unit_words: frozenset[str] = frozenset()  # "Phase 3", "Sprint 2", "フェーズ3": a numbered unit of work
     done_copulas: tuple[str, ...] = ()  # "Phase 3 is complete": the verb that makes a done word a status
     work_verbs: frozenset[str] = frozenset()  # "Create", "Generated": the doing of a task, not what it makes
+    # "Refactored"/"Updated", "must"/"should", "successfully": how a claim is said, not what it says
+    restating_words: frozenset[str] = frozenset()
     # "Priority: High", "Branch: feature/x": a field of a task record, no task of its own
     record_fields: frozenset[str] = frozenset()
     # Retractions written without spaces: "从{x}迁移到{y}", "{x}を{y}に置き換え" ({x} retracted)
@@ -123,6 +125,7 @@ def default_lexicon() -> Lexicon:
         unit_words=folded("unit_words"),
         done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
         work_verbs=folded("work_verbs"),
+        restating_words=folded("restating_words"),
         record_fields=folded("record_fields"),
         transitions=tuple(merged.get("transitions", ())),
         transition_hedges=tuple(merged.get("transition_hedges", ())),
