@@ -1,6 +1,7 @@
 """A name the store records removed or renamed ("Deleted: tests/test_quick.py", "`OLD_SCALE`
 consts removed", "renamed from GodRaysPlugin → PostFxPlugin") and that another line still
-describes as there (its subject, its value, a command that runs it) is `stale`. Every record
+describes as there (its subject, its value, a command that runs it, or named anywhere in a
+present claim) is `stale`. Every record
 phrasing meets every reliance shape; removing a name's uses, a name only discouraged, a line
 that itself says it is gone, a narrative and a line dated after the record stay quiet."""
 
@@ -30,6 +31,8 @@ RELIANCES = [
     "- `{name}` is constructed with the sky source",  # its subject
     "- **Entry point:** `{name}` with the default config",  # a labelled value
     "- The smoke test uses `{name}` for a quick check",  # a frame word
+    "- Support diagnostics ship with `{name}` and the log collector",  # named inside the claim
+    "- The nightly job falls back to `{name}` when the cache is empty",  # a verb's object
 ]
 
 
@@ -57,6 +60,9 @@ def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, recor
     ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed all the logging in sync_worker.py"),
     ("- `sync_worker.py` is constructed with the queue", "- Renamed the queue to jobs"),  # another name
     ("- `sync_worker.py` was deleted in the cleanup", "- Deleted: sync_worker.py"),  # says it is gone itself
+    ("- The cleanup plan: delete `sync_worker.py` | None", "- Deleted: sync_worker.py"),  # itself removes it
+    ("- Migration 0005 renamed `sync_worker.py` → `jobs.py`", "- Deleted: sync_worker.py"),
+    ("- The cleanup is removing `sync_worker.py` from the queue", "- Deleted: sync_worker.py"),
     ("- `GodRaysPlugin` is constructed with the sky source", "- Do not extend GodRaysPlugin for new effects"),
     ("- `sync_worker.py` is constructed with the queue",  # a narrative, not a record
      "- Reasoning: " + "we looked at the queue and the workers at length. " * 10 + "Removed `sync_worker.py`."),

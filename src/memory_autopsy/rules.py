@@ -129,7 +129,9 @@ RULES: tuple[Rule, ...] = (
           which retired itself in its opening lines ("DEPRECATED: this memory has been moved to
           …"): the agent is sent to knowledge its author withdrew. A state line that still takes
           a code-like name as its value ("arena from `table_matchmaking`") after another line
-          rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, and so is
+          rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, as is a
+          state line naming anywhere a name recorded gone ("Deleted: tests/test_quick.py",
+          "`x.py` was removed", "renamed from X → Y"), and so is
           a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
           name another line, not older, states as plain fact. In a git work tree (the grounding
           layer), a dependency or tool version the repository's manifests do not admit ("React

@@ -5,14 +5,16 @@ A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "nev
 "Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
 GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)". Another state line
 that still takes that name as its value ("arena/regular from `table_matchmaking`", "**Venv**:
-`venv/` with playwright installed"), opens with it as its subject ("`GodRaysPlugin` is
-constructed with …") or runs it ("python tests/test_quick.py") tells the agent the opposite:
-it is `stale`, naming the rejection. Only code-like names count (`snake_case`, `dotted.name`,
+`venv/` with playwright installed") or runs it ("python tests/test_quick.py") tells the agent
+the opposite: it is `stale`, naming the rejection. A name recorded removed or renamed away is
+gone wherever a state line names it ("`GodRaysPlugin` is constructed with …", "falls back to
+`initialTrips`"); one only discouraged or legacy is still there to describe, and only a line
+that takes it as a value relies on it. Only code-like names count (`snake_case`, `dotted.name`,
 `path/`, `camelCase`, and `PascalCase` of two humps where a record removes or renames it): a
 plain word ("margins", "comments") is too common to pin a rejection on. A word between a name
 and "removed" names the name's own kind ("consts", "file") or a thing built on it, which went
 while the name stays ("`minTrackingFrames` gate removed"). A line that itself
-negates, retires or replaces stays quiet, as do guidelines, events and tasks, and a line dated
+negates, retires, replaces, deletes or renames stays quiet, as do guidelines, events and tasks, and a line dated
 after the rejection (the name may be back).
 """
 
@@ -97,7 +99,8 @@ _FRAME_WORD = lazyre.compile(
 _CLAUSE = lazyre.compile(r"[;.](?:\s|$)")
 _QUIET = lazyre.compile(
     r"(?i)\b(?:not|never|no|no\s+longer|don'?t|avoid|wrong|legacy|deprecated|obsolete|rejected|removed|"
-    r"replaced|instead|historical|used\s+to|old|formerly|previously|was|were)\b"
+    r"replaced|instead|historical|used\s+to|old|formerly|previously|was|were|"
+    r"delete[ds]?|deleting|remove[s]?|removing|rename[ds]?|renaming)\b"
 )
 _PARENS = lazyre.compile(r"\([^()]*\)")
 LABEL_WIDTH = 40
@@ -202,7 +205,6 @@ def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fa
             value_at = colon + 1
             while value_at < len(clause) and clause[value_at] in " *_`":
                 value_at += 1
-        opening = _opening(clause) if len(claim) <= MAX_RECORD else -1
         for match in _ANY_NAME.finditer(clause):
             name = match.group().rstrip(".")
             rejection = rejections.get(name)
@@ -213,14 +215,6 @@ def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fa
             start = match.start()
             if start == value_at or _FRAME_WORD.search(clause, max(0, start - 12), start):
                 return name, rejection
-            if start == opening and name in gone:  # a gone name is no subject either
-                return name, rejection
+            if name in gone and len(claim) <= MAX_RECORD:  # a name recorded deleted or renamed away
+                return name, rejection  # is named nowhere as there, wherever the line names it
     return None
-
-
-def _opening(clause: str) -> int:
-    """Where the clause's first word starts, past blanks, list marks and emphasis."""
-    at = 0
-    while at < len(clause) and clause[at] in " \t*_`-+>#":
-        at += 1
-    return at
