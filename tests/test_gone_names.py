@@ -1,5 +1,6 @@
-"""A name the store records removed or renamed ("Deleted: tests/test_quick.py", "`OLD_SCALE`
-consts removed", "renamed from GodRaysPlugin → PostFxPlugin") and that another line still
+"""A name the store records removed, replaced or renamed away ("Deleted: tests/test_quick.py",
+"`OLD_SCALE` consts removed", "renamed from GodRaysPlugin → PostFxPlugin", "Migrated from
+setState to Provider") and that another line still
 describes as there (its subject, its value, a command that runs it, or named anywhere in a
 present claim) is `stale`. Every record
 phrasing meets every reliance shape; removing a name's uses, a name only discouraged, a line
@@ -26,6 +27,9 @@ RECORDS = [
     "- (the old `{name}` consts removed)",
     "- Post-FX host (renamed from {name} → `PostFx`)",
     "- `{name}` → `PostFx` (renamed)",
+    "- Replaced `{name}` with `PostFx`",
+    "- Migrated from {name} to PostFx",
+    "- Switched away from `{name}` to `PostFx`",
 ]
 RELIANCES = [
     "- `{name}` is constructed with the sky source",  # its subject
@@ -64,6 +68,8 @@ def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, recor
     ("- Migration 0005 renamed `sync_worker.py` → `jobs.py`", "- Deleted: sync_worker.py"),
     ("- The cleanup is removing `sync_worker.py` from the queue", "- Deleted: sync_worker.py"),
     ("- `GodRaysPlugin` is constructed with the sky source", "- Do not extend GodRaysPlugin for new effects"),
+    ("- The search hook lives in `features/stores/`", "- Created `hooks/useSearch.ts` (moved from `features/stores/`)"),
+    ("- The logger uses `console.log` for traces", "- Replaced console.log calls with the logger"),
     ("- `sync_worker.py` is constructed with the queue",  # a narrative, not a record
      "- Reasoning: " + "we looked at the queue and the workers at length. " * 10 + "Removed `sync_worker.py`."),
 ])

@@ -186,8 +186,9 @@ def retiring_words(lexicon: Lexicon) -> frozenset[str]:
     return lexicon.deprecation_words | LEGACY
 
 
-# The words a record of a name removed or renamed away holds ("Deleted: x.py", "renamed from X").
-GONE_WORDS = ("deleted", "removed", "dropped", "renamed", "formerly")
+# The words a record of a name removed, replaced or renamed away holds ("Deleted: x.py", "renamed
+# from X", "Replaced `x` with `y`", "migrated from `x`"; a thing "moved from `a/`" leaves a/).
+GONE_WORDS = ("deleted", "removed", "dropped", "replaced", "renamed", "formerly", "migrated", "switched")
 
 
 @lru_cache(maxsize=8)

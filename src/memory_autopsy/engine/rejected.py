@@ -3,7 +3,9 @@
 A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "never call
 `legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)", or records it gone:
 "Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
-GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)". Another state line
+GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)", "Replaced `multiClick`
+with `on:click`", "Migrated from setState to Provider" (a thing "moved from `stores/`" leaves
+the folder, which stays). Another state line
 that still takes that name as its value ("arena/regular from `table_matchmaking`", "**Venv**:
 `venv/` with playwright installed") or runs it ("python tests/test_quick.py") tells the agent
 the opposite: it is `stale`, naming the rejection. A name recorded removed or renamed away is
@@ -65,7 +67,8 @@ _DESCRIBED = (
     r"duplicated?|duplicates|double|doubled|repeated|copied|second|extra|stray)\b)"
     r"[a-z]{2,20}[ \t]+){0,3}"
 )
-_GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|renamed\s+from|formerly)\s*:?\s+(?:(?i:the|a|an)\s+)?"
+_GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|replaced|renamed\s+from|formerly|"
+              r"(?:migrated|switched)\s+(?:away\s+)?from)\s*:?\s+(?:(?i:the|a|an)\s+)?"
               r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
 # "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
 # Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place;
