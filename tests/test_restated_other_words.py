@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import findings_of, write
+from test_restated_across_entities import SHAPES as ACROSS
 
 RESTATED = [
     ("Refactored test_utils.py to test methods on the PageGenerator instance",
@@ -39,13 +40,10 @@ TWO_THINGS = [
      "TrimControls.tsx removed the card wrapper and kept the core functionality"),
 ]
 
+# The shapes of a claim stored under two entities of one store, and one more: two topic files
+# of a Claude Code memory folder.
 SHAPES = {
-    "two headings of a file": lambda a, b: {"learned-memories.md": f"# Memories\n\n## Tooling\n- {a}\n- Run the linter first\n\n"
-                                                                   f"## Settings\n- Keep fixtures small\n- {b}\n"},
-    "two sections of a rule file": lambda a, b: {".cursor/rules/project.mdc": "---\ndescription: project notes\nalwaysApply: true\n---\n"
-                                                                             f"# Project\n\n## Tooling\n{a}.\n\n## Settings\n{b}.\n"},
-    "two files of a memory bank": lambda a, b: {"memory-bank/techContext.md": f"# Tech\n\n## Tooling\n- {a}\n",
-                                                "memory-bank/systemPatterns.md": f"# Patterns\n\n## Settings\n- {b}\n"},
+    **ACROSS,
     "two files of a Claude Code memory folder": lambda a, b: {".claude/memory/MEMORY.md": "# Memory\n\n- [Tooling](tooling.md)\n",
                                                               ".claude/memory/tooling.md": f"# Tooling\n\n- {a}\n",
                                                               ".claude/memory/settings.md": f"# Settings\n\n- {b}\n"},

@@ -5,19 +5,18 @@ A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "nev
 "Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
 GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)", "Replaced `multiClick`
 with `on:click`", "Migrated from setState to Provider" (a thing "moved from `stores/`" leaves
-the folder, which stays). Another state line
-that still takes that name as its value ("arena/regular from `table_matchmaking`", "**Venv**:
-`venv/` with playwright installed") or runs it ("python tests/test_quick.py") tells the agent
-the opposite: it is `stale`, naming the rejection. A name recorded removed or renamed away is
-gone wherever a state line names it ("`GodRaysPlugin` is constructed with …", "falls back to
-`initialTrips`"); one only discouraged or legacy is still there to describe, and only a line
-that takes it as a value relies on it. Only code-like names count (`snake_case`, `dotted.name`,
-`path/`, `camelCase`, and `PascalCase` of two humps where a record removes or renames it): a
-plain word ("margins", "comments") is too common to pin a rejection on. A word between a name
-and "removed" names the name's own kind ("consts", "file") or a thing built on it, which went
-while the name stays ("`minTrackingFrames` gate removed"). A line that itself
-negates, retires, replaces, deletes or renames stays quiet, as do guidelines, events and tasks, and a line dated
-after the rejection (the name may be back).
+the folder, which stays). Another state line that still takes that name as its value
+("arena/regular from `table_matchmaking`", "**Venv**: `venv/` with playwright installed") or
+runs it ("python tests/test_quick.py") tells the agent the opposite: it is `stale`, naming the
+rejection. A name recorded gone is gone wherever a state line names it ("`GodRaysPlugin` is
+constructed with …", "falls back to `initialTrips`"); one only discouraged or legacy is still
+there to describe, and only a line that takes it as a value relies on it. Only code-like names
+count (`snake_case`, `dotted.name`, `path/`, `camelCase`, and `PascalCase` of two humps where a
+record removes or renames it): a plain word ("margins", "comments") is too common to pin a
+rejection on. A word between a name and "removed" names the name's own kind ("consts", "file")
+or a thing built on it, which went while the name stays ("`minTrackingFrames` gate removed").
+A line that itself negates, retires, replaces, deletes or renames stays quiet, as do
+guidelines, events and tasks, and a line dated after the rejection (the name may be back).
 """
 
 from __future__ import annotations
