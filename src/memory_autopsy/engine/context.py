@@ -109,6 +109,12 @@ class Context:
         list or rows of one table lie in one run."""
         return runs_of(self.active)
 
+    def one_run(self, a: Fact, b: Fact) -> bool:
+        """Whether two active facts lie in one run of adjoining lines (`runs`): two items of one
+        list, two rows of one table. A run is one file's."""
+        run = self.runs.get(a.order)
+        return run is not None and run == self.runs.get(b.order)
+
     @cached_property
     def with_headings(self) -> Sequence[Fact]:
         """The facts and the headings' claims: the sides a finding may name (the judges, the

@@ -384,7 +384,8 @@ def _own_words(mine: frozenset[str], theirs: frozenset[str], lexicon: Lexicon) -
     if not own:
         return own
     soft = _restating(lexicon)
-    return frozenset(w for w in own if w not in soft and not any(_one_word(w, t) for t in theirs - mine))
+    other_forms = theirs - mine
+    return frozenset(w for w in own if w not in soft and not any(_one_word(w, t) for t in other_forms))
 
 
 @lru_cache(maxsize=8)

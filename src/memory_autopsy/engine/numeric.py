@@ -86,7 +86,7 @@ def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact) -> bool:
     """Whether two undated statements can be of one quantity: not two items of one list or
     table, and not counts under two labels ("Frontend: …" / "Backend: …"; "Overall: …" and
     "Overall progress: …" label one subject)."""
-    if fact.path == other.path and ctx.runs.get(fact.order) == ctx.runs.get(other.order):
+    if ctx.one_run(fact, other):
         return False
     if key[0] == "label":
         return True  # the label is the subject

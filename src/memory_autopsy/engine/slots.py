@@ -143,7 +143,7 @@ def _one_subject(ctx: Context, a: Fact, b: Fact) -> bool:
     its first column, so a first cell repeated down it is a group, not a key ("| 2024 | Use
     FastAPI | … |" and "| 2024 | Use Recharts | … |", "| Core | logger.c | 67/68 |" and "| Core |
     raii.h | 18/18 |"), and each row is a record of its own."""
-    if _log_rows(a, b) or _one_table(a, b, ctx.runs):
+    if _log_rows(a, b) or _one_table(ctx, a, b):
         return False
     return not two_subjects(_own_subject(ctx, a), _own_subject(ctx, b))
 
@@ -152,10 +152,10 @@ def _log_rows(a: Fact, b: Fact) -> bool:
     return a.shape == b.shape == "table" and a.path == b.path and bool(a.entry) and bool(b.entry) and a.entry != b.entry
 
 
-def _one_table(a: Fact, b: Fact, runs: dict[int, int]) -> bool:
+def _one_table(ctx: Context, a: Fact, b: Fact) -> bool:
     """Two rows of one table: rows in one run of adjoining lines (a table's header and rule
     part it from the table before it)."""
-    return a.shape == b.shape == "table" and a.line != b.line and runs.get(a.order, -1) == runs.get(b.order, -2)
+    return a.shape == b.shape == "table" and a.line != b.line and ctx.one_run(a, b)
 
 
 def _own_subject(ctx: Context, fact: Fact) -> frozenset[str]:

@@ -133,7 +133,7 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]]) -> Iterator[F
                   if other.scope == version.scope and _disagree(version, other) for pair in pairs]
         for fact, mine in group if rivals else ():
             newer = [(other, theirs) for other, theirs in rivals if _superseded(fact, mine, other, theirs)
-                     and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(fact, other, ctx.runs)]
+                     and not (fact.slot and ctx.slot_key(fact) == ctx.slot_key(other)) and not _siblings(ctx, fact, other)]
             if not newer:
                 continue
             kept, now = max(newer, key=lambda pair: (pair[0].observed_at or "", pair[1].version.release))
@@ -145,9 +145,8 @@ def _conflicts(ctx: Context, said: Sequence[tuple[Fact, Mention]]) -> Iterator[F
             )
 
 
-def _siblings(a: Fact, b: Fact, runs: dict[int, int]) -> bool:
-    return (a.path == b.path and a.shape not in NAMED_SHAPES and b.shape not in NAMED_SHAPES
-            and runs.get(a.order) == runs.get(b.order))
+def _siblings(ctx: Context, a: Fact, b: Fact) -> bool:
+    return a.shape not in NAMED_SHAPES and b.shape not in NAMED_SHAPES and ctx.one_run(a, b)
 
 
 def _standing(group: Sequence[tuple[Fact, Mention]]) -> list[tuple[Fact, Mention]]:
