@@ -132,3 +132,39 @@ def test_every_claim_of_a_missing_path_is_flagged_and_no_look_alike_is(tmp_path:
             if ((name, line) in flagged) != case.expect:
                 (missed if case.expect else false).append(f"{name}:{line} {case.phrasing}/{case.path}: {case.text}")
     assert (missed, false) == ([], [])
+
+
+# A bare file name (no folder) is a claim only where the item is about it: it opens the item, as
+# its label or after one. In a sentence it is as often a name of a kind ("a `util.go` in each
+# package") and stays silent, as does a file named for its kind.
+BARE_ABOUT = ("`retry_job.py`: runs the failed syncs again", "**Retry job**: `retry_job.py` (nightly)",
+              "`retry_job.py` runs the failed syncs again")
+BARE_SENTENCE = ("Each service keeps its retries in a `retry_job.py` of its own",
+                 "Run the tests before touching `retry_job.py` or the scheduler",
+                 "`component.tsx`: each UI component's implementation",  # a kind's name: a pattern
+                 "`Component.test.ts` - the tests beside each component")
+BARE_SHAPES: dict[str, Callable[[str], str]] = {
+    "memory-bank/systemPatterns.md": lambda t: f"- {t}",
+    ".cursor/rules/jobs.mdc": lambda t: f"- {t}",
+    ".serena/memories/structure.md": lambda t: f"{t}\n",
+    "memory-bank/techContext.md": lambda t: f"| Retry job | {t} |",
+    "memory.jsonl": lambda t: json.dumps({"type": "entity", "name": "RetryJob", "entityType": "component",
+                                          "observations": [t]}),
+}
+
+
+def test_a_bare_file_name_is_flagged_where_the_item_is_about_it(tmp_path: Path) -> None:
+    files, expected = {}, {}
+    for shape, item in BARE_SHAPES.items():
+        header = "" if shape.endswith(".jsonl") else "# Jobs\n\n| Item | Notes |\n|---|---|\n" if "tech" in shape else "# Jobs\n\n"
+        text = header
+        for claim in (*BARE_ABOUT, *BARE_SENTENCE):
+            expected[(shape, text.count("\n") + 1)] = claim in BARE_ABOUT
+            text += item(claim) + "\n"
+        files[shape] = text
+    repo = committed_repo(tmp_path / "repo", {**REPOSITORY, **files})
+    code, out, err = run_cli("scan", *BARE_SHAPES, "--json", "--fail-on", "never", cwd=repo)
+    assert code == 0, err
+    flagged = {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["rule"] == "missing_path"}
+    wrong = sorted(at for at, expect in expected.items() if (at in flagged) != expect)
+    assert wrong == [], [(at, expected[at]) for at in wrong]

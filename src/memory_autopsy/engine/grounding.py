@@ -9,9 +9,9 @@ a missing path's name, git's rename detection may have followed it: the finding 
 A directory tree drawn as text (`├── web/`) names each item from the tree's root.
 
 What is not a claim stays silent: code blocks (they hold no facts), URLs, globs, placeholders
-(`<name>`, `path/to/…`), absolute and home paths, a path under a removal or rename ("deleted
-`x.py`", "moved from …"), a file a plan or open task names, and whatever the rule file leaves
-out of the scope. The repository is read once (grounds.Repository); this layer only asks it.
+(`<name>`, `path/to/…`, a file named for its kind: `component.tsx`), absolute and home paths,
+a path under a removal or rename ("deleted `x.py`", "moved from …"), a file a plan or open task
+names, and whatever the rule file leaves out of the scope. The repository is read once (grounds.Repository); this layer only asks it.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ _EXAMPLE = lazyre.compile(r"\b(?:e\.g\.|eg\.|ex:|i\.e\.|for example|for instance
 _FOLDER = lazyre.compile(r"(?<![\w/.-])([\w.-]{1,100}/)(?![\w/])")
 _OPENING_FOLDER = lazyre.compile(r"^\W{0,6}([\w.-]{1,100}(?:/[\w.-]{1,100}){0,10}/)[ \t]*(?:[—–:(-]|$)")
 _LABEL = lazyre.compile(r"^\W{0,6}(?:[^\W\d][^:\n]{0,40}:[ \t]*)?")
+MAX_LABELS = 3  # an item's label after a table row's two: "Retry job: Notes: **Entry**: …"
 _MAKE = r"create|add|write|implement|build|scaffold|make|set up"  # the verbs of work that makes a file
 _CREATE = lazyre.compile(rf"^\W*(?:{_MAKE}|new)\b", re.I)
 # An instruction to make or move a file ("Create `src/x.py` for …", "Move the job into
@@ -79,6 +80,10 @@ _LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*|::?[A-Za-z_]\w{0,100}(?
 _PLACEHOLDER = lazyre.compile(r"[<>{}$*?\[\]|]|\.\.\.|…|\bpath/to\b|\byour[-_]|\bexample\b|\bxxx\b|\bnnn\b|\bfoo\b|"
                               r"\b(?:snake_case|kebab-case|camel_?case|pascal_?case)\b|"  # `snake_case.py`: the convention
                               r"(?-i:[A-Z][a-z]+Name\b|\b[A-Z]+_(?:NAME|ID|SLUG)\b)", re.I)  # `ComponentName/…`, `PAGE_NAME/`
+# A bare file named for its kind ("each component has `component.tsx`, `component.stories.tsx`")
+# writes a pattern every instance follows, not one file.
+KIND_STEMS = frozenset("""component components module page screen view model service controller schema store
+    hook route handler feature item entity widget layout template sample example file name thing""".split())
 # Folders builds and tools write, never tracked: a path under one is generated, not rotted.
 _GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
                         ".venv", "venv", ".cache", ".turbo", ".nuxt", ".svelte-kit"})
@@ -190,8 +195,10 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
         return
     heading, opening = _scopes(fact)
     bases = [*heading, *opening]
-    if any(not repo.holds(base, near) for base in heading) or _about_absent_file(fact.entity, repo):
-        return  # the section is about a folder or file the repository lacks: another tree
+    if any(not repo.holds(base, near) for base in heading) or (
+            _about_absent_file(fact.entity, repo) and not claim.startswith(fact.entity)):
+        return  # the section is about a folder or file the repository lacks: another tree (the
+        # item's own label, "`retry_job.py`: runs …", is the file the item claims, not a section)
     other_tree = any(not repo.holds(base, near) for base in opening)
     pending = fact.status in PENDING
     done = _reports_work(fact)
@@ -205,6 +212,8 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # "../../shared/SPEC.md": outside the repository
         if "/" not in path.rstrip("/") and not coded:
             continue  # a bare `name.ext` in prose is read only from code spans
+        if "/" not in path and path.partition(".")[0].lower() in KIND_STEMS:
+            continue  # `component.tsx`, `Component.test.ts`: the name of a kind of file, a pattern
         if path.endswith("/") and "/" not in path.rstrip("/"):
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
@@ -537,8 +546,16 @@ def _only_names(claim: str, path: str) -> bool:
 
 def _leads(claim: str, path: str) -> bool:
     """Whether the claim is about the path: it opens the item, after a label at most
-    ("**Component:** `ChatComponent.tsx` (and context)")."""
-    return _LABEL.sub("", claim, count=1).lstrip("`*_ ").startswith(path)
+    ("**Component:** `ChatComponent.tsx` (and context)"), or is the label itself
+    ("`app.config.ts`: Vite application configuration"); a table row's cells are labels too
+    ("Retry job: Notes: `retry_job.py` (nightly)")."""
+    for _ in range(MAX_LABELS + 1):
+        if claim.lstrip("`*_ ").startswith(path):
+            return True
+        claim, peeled = _LABEL.subn("", claim, count=1)
+        if not peeled or not claim:
+            return False
+    return False
 
 
 def _missing(fact: Fact, repo: Repository, path: str, elsewhere: list[str], moved: bool = False) -> Finding:
