@@ -30,6 +30,7 @@ COPIED_WORDS = 15  # a claim this long, said again word for word, was copied, no
 # counts its length, a polynomial key carries it above its 61 bits. An int, not a (count, hash)
 # pair: a hot entity's claims make ten keys each, each looked up and filed in a dictionary.
 Key = int
+_CAMEL = lazyre.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # "turnManager": two words
 
 
 def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
@@ -200,7 +201,8 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     within one file; a heading above a restatement is no new subject. Left alone: a task listed in
     two files (a memory bank's next steps and its progress list one plan by design; a status told
     apart is the status layer's), two predicates of two entities ("Provides persistent memory",
-    "Runs on the shared cluster": each subject is its entity; one predicate restated as a field,
+    "Runs on the shared cluster": each subject is its entity, unless one entity names the other's
+    subject again with a word of revision, "Component Structure Update"; one predicate restated as a field,
     "Uses TanStack Query for data fetching" / "**Data Fetching:** TanStack Query", is one claim),
     two records (a name the store gave is a subject), two observations of two graph nodes opening
     with a participle ("Located in src/x.ts": each said of its node, as a verb's is) or sharing less
@@ -364,6 +366,7 @@ def _apart(a: _Unit, b: _Unit, lexicon: Lexicon) -> bool:
             return False  # the per-entity pass's
     elif a.fact.kind == "task" or b.fact.kind == "task":
         return False
+    one = one or _revised(a.fact.entity, b.fact.entity, lexicon)
     if not one and _predicate(a.fact.body or a.fact.claim) and _predicate(b.fact.body or b.fact.claim):
         return False  # "Provides persistent memory" of two subjects
     if not one and "json" in (a.fact.shape, b.fact.shape):
@@ -373,6 +376,27 @@ def _apart(a: _Unit, b: _Unit, lexicon: Lexicon) -> bool:
         return False  # "Located in src/x.ts" said of each node; "Self-contained component with its
         # own translation files" / "… with its own translations": a description each node fits
     return not _own_subjects(a, b)
+
+
+
+def _revised(a: str, b: str, lexicon: Lexicon) -> bool:
+    """Whether one entity names the other's subject again, with only a word of revision more
+    ("Component Structure" / "Component Structure Update", "turnManager-module" /
+    "turnManager-module-updates"): a predicate observed of both is said of one subject."""
+    mine, theirs = _subject_words(a), _subject_words(b)
+    if not mine or not theirs or mine == theirs:
+        return False
+    short, long = sorted((mine, theirs), key=len)
+    return short < long and long - short <= _revising(lexicon)
+
+
+def _subject_words(entity: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[a-z0-9]+", _CAMEL.sub(" ", entity).casefold()))
+
+
+@lru_cache(maxsize=8)
+def _revising(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(stem(w) for w in lexicon.revision_words)
 
 
 def _own_words(mine: frozenset[str], theirs: frozenset[str], lexicon: Lexicon) -> frozenset[str]:

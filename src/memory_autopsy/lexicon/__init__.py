@@ -53,6 +53,7 @@ class Lexicon:
     work_verbs: frozenset[str] = frozenset()  # "Create", "Generated": the doing of a task, not what it makes
     # "Refactored"/"Updated", "must"/"should", "successfully": how a claim is said, not what it says
     restating_words: frozenset[str] = frozenset()
+    revision_words: frozenset[str] = frozenset()  # "Component Structure Update": the same subject, later
     # "Priority: High", "Branch: feature/x": a field of a task record, no task of its own
     record_fields: frozenset[str] = frozenset()
     # Retractions written without spaces: "从{x}迁移到{y}", "{x}を{y}に置き換え" ({x} retracted)
@@ -126,6 +127,7 @@ def default_lexicon() -> Lexicon:
         done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
         work_verbs=folded("work_verbs"),
         restating_words=folded("restating_words"),
+        revision_words=folded("revision_words"),
         record_fields=folded("record_fields"),
         transitions=tuple(merged.get("transitions", ())),
         transition_hedges=tuple(merged.get("transition_hedges", ())),
