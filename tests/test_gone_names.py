@@ -1,6 +1,6 @@
 """A name the store records removed, replaced or renamed away ("Deleted: tests/test_quick.py",
 "`OLD_SCALE` consts removed", "renamed from GodRaysPlugin → PostFxPlugin", "Migrated from
-setState to Provider") and that another line still
+setState to Provider", each name of a list: "Dropped columns: seed, output_size, image_data") and that another line still
 describes as there (its subject, its value, a command that runs it, or named anywhere in a
 present claim) is `stale`. Every record
 phrasing meets every reliance shape; removing a name's uses, a name only discouraged, a line
@@ -30,6 +30,10 @@ RECORDS = [
     "- Replaced `{name}` with `PostFx`",
     "- Migrated from {name} to PostFx",
     "- Switched away from `{name}` to `PostFx`",
+    "- Deleted: `old_helper.py`, {name} and `cleanup.sh`",  # one record's list, the name anywhere in it
+    "- Removed `old_helper`, `{name}`, `stale_util`",
+    "- Dropped columns: seed, legacy_flag, {name}",  # a list a label opens, plain words among its items
+    "- Files deleted: `src/a_helper.py`, `{name}`",
 ]
 RELIANCES = [
     "- `{name}` is constructed with the sky source",  # its subject
@@ -70,6 +74,11 @@ def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, recor
     ("- `GodRaysPlugin` is constructed with the sky source", "- Do not extend GodRaysPlugin for new effects"),
     ("- The search hook lives in `features/stores/`", "- Created `hooks/useSearch.ts` (moved from `features/stores/`)"),
     ("- The logger uses `console.log` for traces", "- Replaced console.log calls with the logger"),
+    ("- The smoke test uses `sync_worker.py` for a quick check",  # a list of uses: removed from somewhere
+     "- Removed `old_helper.py`, `sync_worker.py` from the docs index"),
+    ("- The smoke test uses `sync_worker.py` for a quick check",  # a second clause is no item of the list
+     "- Removed `old_helper.py` and added `sync_worker.py`"),
+    ("- The smoke test uses `sync_worker.py` for a quick check", "- Dropped columns: seed, sync_worker.py from the form"),
     ("- `sync_worker.py` is constructed with the queue",  # a narrative, not a record
      "- Reasoning: " + "we looked at the queue and the workers at length. " * 10 + "Removed `sync_worker.py`."),
 ])

@@ -131,7 +131,8 @@ RULES: tuple[Rule, ...] = (
           a code-like name as its value ("arena from `table_matchmaking`") after another line
           rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, as is a
           state line naming anywhere a name recorded gone ("Deleted: tests/test_quick.py",
-          "`x.py` was removed", "renamed from X → Y"), and so is
+          "`x.py` was removed", "renamed from X → Y", each code-like name of "Dropped
+          columns: seed, output_size, image_data"), and so is
           a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
           name another line, not older, states as plain fact. In a git work tree (the grounding
           layer), a dependency or tool version the repository's manifests do not admit ("React

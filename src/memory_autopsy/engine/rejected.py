@@ -4,8 +4,9 @@ A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "nev
 `legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)", or records it gone:
 "Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
 GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)", "Replaced `multiClick`
-with `on:click`", "Migrated from setState to Provider" (a thing "moved from `stores/`" leaves
-the folder, which stays). Another state line that still takes that name as its value
+with `on:click`", "Migrated from setState to Provider", each code-like name of a list: "Dropped
+columns: seed, output_size, image_data" (a thing "moved from `stores/`" leaves the folder,
+which stays). Another state line that still takes that name as its value
 ("arena/regular from `table_matchmaking`", "**Venv**: `venv/` with playwright installed") or
 runs it ("python tests/test_quick.py") tells the agent the opposite: it is `stale`, naming the
 rejection. A name recorded gone is gone wherever a state line names it ("`GodRaysPlugin` is
@@ -53,6 +54,7 @@ _ARGUMENT = lazyre.compile(r"(?:\b(?:run|exec|npx|python3?|node|bun|deno|bash|sh
 # A type name of two humps or more ("GodRaysPlugin", "DebugOverlay2"): code-like only where a
 # record removes or renames it, and looked up only as a name some record did.
 TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+_CODE_LIKE = lazyre.compile(NAME + "|" + TYPE_NAME)
 _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
 # A short description may stand between the verb and the name ("Removed the quick test script
 # tests/test_quick.py", "deleted the unused helper `sync_all`"): lowercase words, none a
@@ -66,9 +68,6 @@ _DESCRIBED = (
     r"duplicated?|duplicates|double|doubled|repeated|copied|second|extra|stray)\b)"
     r"[a-z]{2,20}[ \t]+){0,3}"
 )
-_GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|replaced|renamed\s+from|formerly|"
-              r"(?:migrated|switched)\s+(?:away\s+)?from)\s*:?\s+(?:(?i:the|a|an)\s+)?"
-              r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
 # "Deleted: tests/test_quick.py", "removed `old_sync`", "renamed from GodRaysPlugin → PostFx…"
 # Not its uses: "removed console.log statements", "removed `x` from the list" leave x in place;
 # nor some of its parts: "deleted unused shadcn/ui components", "removed `utils/` files" leave
@@ -76,7 +75,6 @@ _GONE_LEAD = (r"(?:\b(?i:deleted|removed|dropped|replaced|renamed\s+from|formerl
 _ITS_USES = (r"(?![`*'\"]?[ \t]+(?i:statements?|calls?|imports?|usages?|references?|uses|lines?|logs?|from|in|"
              r"components|files|modules|functions|methods|classes|tests|fields|props|hooks|routes|endpoints|"
              r"tables|columns|types|helpers|scripts|packages|dependencies|icons|styles|pages|screens)\b)")
-_GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
 # "`CORE_SCALE`/`CORONA_SCALE` consts removed", "debug2-styles.ts was deleted", "GodRaysPlugin → PostFxPlugin (renamed)".
 # A word between the name and the verb names the name's own kind ("consts", "file"); any other
 # names a thing built on it, which went while the name stays ("`minTrackingFrames` gate removed").
@@ -86,6 +84,22 @@ _OWN_KIND = (r"(?i:const|constants?|consts|files?|functions?|methods?|class(?:es
              r"services?|props?|settings?|options?|flags?|keys?|params?|parameters?|commands?|stubs?|mocks?|"
              r"fixtures?|structs?|interfaces?|traits?|models?|schemas?|workflows?|jobs?|tasks?|targets?|pipelines?|"
              r"tools?|integrations?|apps?|binar(?:y|ies)|images?|containers?|servers?)")
+_WORD = r"[A-Za-z][A-Za-z0-9-]{1,40}"
+# "Deleted: x", "removed the old `x`", "Dropped columns: x, y", "Files deleted: x".
+_GONE_LEAD = (r"(?:\b(?:(?i:deleted|removed|dropped|replaced|renamed\s+from|formerly|"
+              r"(?:migrated|switched)\s+(?:away\s+)?from)(?:\s+" + _OWN_KIND + r"\s*:)?|"
+              + _OWN_KIND + r"\s+(?i:deleted|removed|dropped)\s*:)\s*:?\s+(?:(?i:the|a|an)\s+)?"
+              r"(?i:old\s+|legacy\s+|unused\s+|redundant\s+)?" + _DESCRIBED + ")")
+_GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
+# More names of one record's list: "Deleted: `a.py`, `b.py` and `c.py`"; kept only when nothing
+# after the list makes it a use of them ("removed `a`, `b` from the config").
+_MORE = lazyre.compile(r"[`*'\"]?[ \t]*(?:,|&|\+|(?i:and|or))[ \t]*(?i:and[ \t]+)?[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME
+                       + r"|" + _WORD + r")(?![\w/])")
+_LIST_END = lazyre.compile(r"[`*'\"]?" + _ITS_USES)
+# A list a label opens ("Dropped columns: seed, output_size, image_data"): its items may be plain
+# words, and only its code-like ones are recorded.
+_COLON_LIST = lazyre.compile(r"\b(?:(?i:deleted|removed|dropped)(?:\s+" + _OWN_KIND + r")?|" + _OWN_KIND
+                             + r"\s+(?i:deleted|removed|dropped))\s*:[ \t]*[`*'\"]?(?P<name>" + _WORD + r")(?![\w/])")
 _GONE_AFTER = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?"
     r"(?:[ \t]*/[ \t]*[`*'\"]?(?P<second>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?)?"
@@ -110,6 +124,7 @@ LABEL_WIDTH = 40
 # many characters a text is a narrative ("…still has references to X that need removing").
 MAX_RECORD = 400
 MAX_NAMES = 200
+MAX_LISTED = 50  # names one record lists after its first
 
 
 def find(ctx: Context) -> Iterator[Finding]:
@@ -178,11 +193,27 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
 def gone_names(claim: str) -> list[str]:
     """The names a claim records removed or renamed away; not under a condition, a plan or a
     negation in the clause before ("Once `RabbitMQ` is removed, …", "when `old_jobs` are deleted")."""
-    names = [m["name"] for m in (*_GONE.finditer(claim), *_RENAMED.finditer(claim)) if not qualified(claim[:m.start()])]
+    names = [m["name"] for m in _RENAMED.finditer(claim) if not qualified(claim[:m.start()])]
+    for match in _GONE.finditer(claim):
+        if not qualified(claim[:match.start()]):
+            names.append(match["name"])
+            names += _listed(claim, match.end())
+    for match in _COLON_LIST.finditer(claim):  # a list opening with a plain word
+        if not _CODE_LIKE.fullmatch(match["name"]) and not qualified(claim[:match.start()]):
+            names += _listed(claim, match.end())
     for match in _GONE_AFTER.finditer(claim):
         if not qualified(claim[:match.start()]):
             names += [n for n in (match["name"], match["second"]) if n]
     return names
+
+
+def _listed(claim: str, at: int) -> list[str]:
+    """The names a record's list goes on with from `at`, up to MAX_LISTED."""
+    more: list[str] = []
+    while len(more) < MAX_LISTED and (match := _MORE.match(claim, at)):
+        more.append(match["name"])
+        at = match.end()
+    return [n for n in more if _CODE_LIKE.fullmatch(n)] if more and _LIST_END.match(claim, at) else []
 
 
 def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
