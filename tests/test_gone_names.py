@@ -135,3 +135,22 @@ def test_a_name_removed_with_its_kind_is_gone(tmp_path: Path, name: str, kind: s
 @pytest.mark.parametrize(("name", "thing", "relying"), list(product(NAMES, BUILT_ON, RELIANCES)))
 def test_a_thing_built_on_a_name_removed_leaves_the_name(tmp_path: Path, name: str, thing: str, relying: str) -> None:
     assert stale(store(tmp_path, relying.format(name=name), f"- `{name}` {thing} removed (self-validating now)")) == []
+
+
+# Constants joined by slashes are alternatives, not a path: each is a name of its own, in the
+# record and in the line that relies on it.
+SLASHED_RECORDS = ["- (old fixed `CORE_SCALE`/`CORONA_SCALE` consts removed)", "- Deleted: CORE_SCALE/CORONA_SCALE",
+                   "- Removed `CORONA_SCALE`"]
+SLASHED_RELIANCES = ["- Tunables: SUNRISE/SUNSET/MAX_ELEVATION/CORE_SCALE/ CORONA_SCALE.",
+                     "- Tunables: `SUNRISE`/`CORONA_SCALE`/`SUNSET`", "- The sky reads CORONA_SCALE/CORE_SCALE at start"]
+
+
+@pytest.mark.parametrize(("record", "relying"), list(product(SLASHED_RECORDS, SLASHED_RELIANCES)))
+def test_each_of_slashed_constants_is_a_name(tmp_path: Path, record: str, relying: str) -> None:
+    found = stale(store(tmp_path, relying, record))
+    assert [Path(str(f["path"])).name for f in found] == ["systemPatterns.md"], found
+
+
+@pytest.mark.parametrize("relying", ["- Tunables: SUNRISE/SUNSET/CORONA_SCALE_MAX", "- Config lives in `src/CORONA_SCALE/`"])
+def test_a_longer_name_or_a_folder_of_that_name_is_another_name(tmp_path: Path, relying: str) -> None:
+    assert stale(store(tmp_path, relying, "- Removed `CORONA_SCALE`")) == []

@@ -13,7 +13,7 @@ rejection. A name recorded gone is gone wherever a state line names it ("`GodRay
 constructed with …", "falls back to `initialTrips`"); one only discouraged or legacy is still
 there to describe, and only a line that takes it as a value relies on it. Only code-like names
 count (`snake_case`, `dotted.name`, `path/`, `camelCase`, and `PascalCase` of two humps where a
-record removes or renames it): a plain word ("margins", "comments") is too common to pin a
+record removes or renames it; constants joined by slashes, "CORE_SCALE/CORONA_SCALE", are names each): a plain word ("margins", "comments") is too common to pin a
 rejection on. A word between a name and "removed" names the name's own kind ("consts", "file")
 or a thing built on it, which went while the name stays ("`minTrackingFrames` gate removed").
 A line that itself negates, retires, replaces, deletes or renames stays quiet, as do
@@ -54,6 +54,7 @@ _ARGUMENT = lazyre.compile(r"(?:\b(?:run|exec|npx|python3?|node|bun|deno|bash|sh
 # A type name of two humps or more ("GodRaysPlugin", "DebugOverlay2"): code-like only where a
 # record removes or renames it, and looked up only as a name some record did.
 TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+_CONSTANT = lazyre.compile(r"[A-Z][A-Z0-9_]*")
 _CODE_LIKE = lazyre.compile(NAME + "|" + TYPE_NAME)
 _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
 # A short description may stand between the verb and the name ("Removed the quick test script
@@ -178,8 +179,8 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
                   if m["word"].casefold() in retiring and not _ARGUMENT.search(claim, max(0, m.start() - 16), m.start())]
         removed = gone_names(claim) if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS) else []
         names += removed
-        for name in names:
-            name = name.rstrip(".")
+        removed = [one for said in removed for one in alternatives(said.rstrip("."))]
+        for name in (one for said in names for one in alternatives(said.rstrip("."))):
             kept = found.get(name)
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
                 found[name] = fact
@@ -216,6 +217,16 @@ def _listed(claim: str, at: int) -> list[str]:
     return [n for n in more if _CODE_LIKE.fullmatch(n)] if more and _LIST_END.match(claim, at) else []
 
 
+def alternatives(name: str) -> list[str]:
+    """The names a name stands for: constants joined by slashes are alternatives, not a path
+    ("CORE_SCALE/CORONA_SCALE", "SUNRISE/SUNSET/MAX_ELEVATION/")."""
+    if "/" in name:
+        parts = [part for part in name.split("/") if part]
+        if len(parts) > 1 and all(_CONSTANT.fullmatch(part) for part in parts):
+            return parts
+    return [name]
+
+
 def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
     """A search that finds a claim naming a rejected name (or, past MAX_NAMES names, any
     code-like name: an alternation that long would cost more than the lookup it saves); None
@@ -225,7 +236,7 @@ def _names_pattern(rejections: dict[str, Fact]) -> re.Pattern[str] | None:
     if len(rejections) > MAX_NAMES:
         return _ANY_NAME
     alternation = "|".join(re.escape(n) for n in sorted(rejections, key=len, reverse=True))
-    return re.compile(r"(?<![\w./-])(?:" + alternation + r")(?![\w/])")
+    return re.compile(r"(?<![\w.-])(?:" + alternation + r")(?!\w)")  # one of "A_B/C_D" too
 
 
 def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fact) -> tuple[str, Fact] | None:
@@ -238,8 +249,7 @@ def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fa
             value_at = colon + 1
             while value_at < len(clause) and clause[value_at] in " *_`":
                 value_at += 1
-        for match in _ANY_NAME.finditer(clause):
-            name = match.group().rstrip(".")
+        for match, name in ((m, one) for m in _ANY_NAME.finditer(clause) for one in alternatives(m.group().rstrip("."))):
             rejection = rejections.get(name)
             if rejection is None or (rejection.path, rejection.line) == (fact.path, fact.line):
                 continue
