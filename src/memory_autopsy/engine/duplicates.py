@@ -202,8 +202,9 @@ def restated_across(ctx: Context, in_blocks: set[int]) -> Iterator[Finding]:
     two files (a memory bank's next steps and its progress list one plan by design; a status told
     apart is the status layer's), two predicates of two entities ("Provides persistent memory",
     "Runs on the shared cluster": each subject is its entity, unless one entity names the other's
-    subject again with a word of revision, "Component Structure Update"; one predicate restated as a field,
-    "Uses TanStack Query for data fetching" / "**Data Fetching:** TanStack Query", is one claim),
+    subject again with a word of revision, "Component Structure Update"; one predicate restated
+    as a field, "Uses TanStack Query for data fetching" / "**Data Fetching:** TanStack Query", is
+    one claim),
     two records (a name the store gave is a subject), two observations of two graph nodes opening
     with a participle ("Located in src/x.ts": each said of its node, as a verb's is) or sharing less
     than NODES_RESTATED of their words (a description each node fits), two claims each naming its

@@ -11,7 +11,8 @@ A directory tree drawn as text (`├── web/`) names each item from the tree'
 What is not a claim stays silent: code blocks (they hold no facts), URLs, globs, placeholders
 (`<name>`, `path/to/…`, a file named for its kind: `component.tsx`), absolute and home paths,
 a path under a removal or rename ("deleted `x.py`", "moved from …"), a file a plan or open task
-names, and whatever the rule file leaves out of the scope. The repository is read once (grounds.Repository); this layer only asks it.
+names, and whatever the rule file leaves out of the scope. The repository is read once
+(grounds.Repository); this layer only asks it.
 """
 
 from __future__ import annotations
@@ -552,8 +553,8 @@ def _leads(claim: str, path: str) -> bool:
     for _ in range(MAX_LABELS + 1):
         if claim.lstrip("`*_ ").startswith(path):
             return True
-        claim, peeled = _LABEL.subn("", claim, count=1)
-        if not peeled or not claim:
+        claim, was = _LABEL.sub("", claim, count=1), claim
+        if claim == was:
             return False
     return False
 

@@ -13,8 +13,8 @@ rejection. A name recorded gone is gone wherever a state line names it ("`GodRay
 constructed with …", "falls back to `initialTrips`"); one only discouraged or legacy is still
 there to describe, and only a line that takes it as a value relies on it. Only code-like names
 count (`snake_case`, `dotted.name`, `path/`, `camelCase`, and `PascalCase` of two humps where a
-record removes or renames it; constants joined by slashes, "CORE_SCALE/CORONA_SCALE", are names each): a plain word ("margins", "comments") is too common to pin a
-rejection on. A word between a name and "removed" names the name's own kind ("consts", "file")
+record removes or renames it; constants joined by slashes, "CORE_SCALE/CORONA_SCALE", are names
+each): a plain word ("margins", "comments") is too common to pin a rejection on. A word between a name and "removed" names the name's own kind ("consts", "file")
 or a thing built on it, which went while the name stays ("`minTrackingFrames` gate removed").
 A line that itself negates, retires, replaces, deletes or renames stays quiet, as do
 guidelines, events and tasks, and a line dated after the rejection (the name may be back).
@@ -179,8 +179,8 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
                   if m["word"].casefold() in retiring and not _ARGUMENT.search(claim, max(0, m.start() - 16), m.start())]
         removed = gone_names(claim) if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS) else []
         names += removed
-        removed = [one for said in removed for one in alternatives(said.rstrip("."))]
-        for name in (one for said in names for one in alternatives(said.rstrip("."))):
+        removed = [one for said in removed for one in _alternatives(said.rstrip("."))]
+        for name in (one for said in names for one in _alternatives(said.rstrip("."))):
             kept = found.get(name)
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
                 found[name] = fact
@@ -217,7 +217,7 @@ def _listed(claim: str, at: int) -> list[str]:
     return [n for n in more if _CODE_LIKE.fullmatch(n)] if more and _LIST_END.match(claim, at) else []
 
 
-def alternatives(name: str) -> list[str]:
+def _alternatives(name: str) -> list[str]:
     """The names a name stands for: constants joined by slashes are alternatives, not a path
     ("CORE_SCALE/CORONA_SCALE", "SUNRISE/SUNSET/MAX_ELEVATION/")."""
     if "/" in name:
@@ -249,7 +249,7 @@ def _relied_on(claim: str, rejections: dict[str, Fact], gone: set[str], fact: Fa
             value_at = colon + 1
             while value_at < len(clause) and clause[value_at] in " *_`":
                 value_at += 1
-        for match, name in ((m, one) for m in _ANY_NAME.finditer(clause) for one in alternatives(m.group().rstrip("."))):
+        for match, name in ((m, one) for m in _ANY_NAME.finditer(clause) for one in _alternatives(m.group().rstrip("."))):
             rejection = rejections.get(name)
             if rejection is None or (rejection.path, rejection.line) == (fact.path, fact.line):
                 continue
