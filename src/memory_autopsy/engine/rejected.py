@@ -94,9 +94,9 @@ _GONE_LEAD = (r"(?:\b(?:(?i:deleted|removed|dropped|replaced|renamed\s+from|form
 _GONE = lazyre.compile(_GONE_LEAD + r"[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME + r")(?![\w/])" + _ITS_USES)
 # More names of one record's list: "Deleted: `a.py`, `b.py` and `c.py`"; kept only when nothing
 # after the list makes it a use of them ("removed `a`, `b` from the config").
-_MORE = lazyre.compile(r"[`*'\"]?[ \t]*(?:,|&|\+|(?i:and|or))[ \t]*(?i:and[ \t]+)?[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME
-                       + r"|" + _WORD + r")(?![\w/])")
-_LIST_END = lazyre.compile(r"[`*'\"]?" + _ITS_USES)
+_MORE = lazyre.compile(r"[`*'\"]?[ \t]{0,3}(?:,|&|\+|\b(?i:and|or)\b)[ \t]{0,3}(?i:and[ \t]{1,3})?[`*'\"]?(?P<name>"
+                       + NAME + "|" + TYPE_NAME + r"|" + _WORD + r")(?![\w/])")
+_LIST_END = lazyre.compile(r"(?<![ \t])[`*'\"]?" + _ITS_USES)  # read from a run of blanks' start only: linear
 # A list a label opens ("Dropped columns: seed, output_size, image_data"): its items may be plain
 # words, and only its code-like ones are recorded.
 _COLON_LIST = lazyre.compile(r"\b(?:(?i:deleted|removed|dropped)(?:\s+" + _OWN_KIND + r")?|" + _OWN_KIND
