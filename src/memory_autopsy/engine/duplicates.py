@@ -379,7 +379,6 @@ def _apart(a: _Unit, b: _Unit, lexicon: Lexicon) -> bool:
     return not _own_subjects(a, b)
 
 
-
 def _revised(a: str, b: str, lexicon: Lexicon) -> bool:
     """Whether one entity names the other's subject again, with only a word of revision more
     ("Component Structure" / "Component Structure Update", "turnManager-module" /

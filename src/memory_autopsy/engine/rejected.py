@@ -55,7 +55,6 @@ _ARGUMENT = lazyre.compile(r"(?:\b(?:run|exec|npx|python3?|node|bun|deno|bash|sh
 # record removes or renames it, and looked up only as a name some record did.
 TYPE_NAME = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
 _CONSTANT = lazyre.compile(r"[A-Z][A-Z0-9_]*")
-_CODE_LIKE = lazyre.compile(NAME + "|" + TYPE_NAME)
 _ANY_NAME = lazyre.compile(r"(?<![\w./-])(?:" + NAME + "|" + TYPE_NAME + r")(?![\w/])")
 # A short description may stand between the verb and the name ("Removed the quick test script
 # tests/test_quick.py", "deleted the unused helper `sync_all`"): lowercase words, none a
@@ -179,7 +178,6 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
                   if m["word"].casefold() in retiring and not _ARGUMENT.search(claim, max(0, m.start() - 16), m.start())]
         removed = gone_names(claim) if len(claim) <= MAX_RECORD and holds_any(text, GONE_WORDS) else []
         names += removed
-        removed = [one for said in removed for one in _alternatives(said.rstrip("."))]
         for name in (one for said in names for one in _alternatives(said.rstrip("."))):
             kept = found.get(name)
             if kept is None or kept.observed_at and (not fact.observed_at or fact.observed_at > kept.observed_at):
@@ -192,20 +190,21 @@ def _rejections(ctx: Context) -> tuple[dict[str, Fact], set[str]]:
 
 
 def gone_names(claim: str) -> list[str]:
-    """The names a claim records removed or renamed away; not under a condition, a plan or a
-    negation in the clause before ("Once `RabbitMQ` is removed, …", "when `old_jobs` are deleted")."""
+    """The names a claim records removed or renamed away, each of slashed constants apart; not
+    under a condition, a plan or a negation in the clause before ("Once `RabbitMQ` is removed,
+    …", "when `old_jobs` are deleted")."""
     names = [m["name"] for m in _RENAMED.finditer(claim) if not qualified(claim[:m.start()])]
     for match in _GONE.finditer(claim):
         if not qualified(claim[:match.start()]):
             names.append(match["name"])
             names += _listed(claim, match.end())
     for match in _COLON_LIST.finditer(claim):  # a list opening with a plain word
-        if not _CODE_LIKE.fullmatch(match["name"]) and not qualified(claim[:match.start()]):
+        if not _ANY_NAME.fullmatch(match["name"]) and not qualified(claim[:match.start()]):
             names += _listed(claim, match.end())
     for match in _GONE_AFTER.finditer(claim):
         if not qualified(claim[:match.start()]):
             names += [n for n in (match["name"], match["second"]) if n]
-    return names
+    return [one for name in names for one in _alternatives(name.rstrip("."))]
 
 
 def _listed(claim: str, at: int) -> list[str]:
@@ -214,7 +213,7 @@ def _listed(claim: str, at: int) -> list[str]:
     while len(more) < MAX_LISTED and (match := _MORE.match(claim, at)):
         more.append(match["name"])
         at = match.end()
-    return [n for n in more if _CODE_LIKE.fullmatch(n)] if more and _LIST_END.match(claim, at) else []
+    return [n for n in more if _ANY_NAME.fullmatch(n)] if more and _LIST_END.match(claim, at) else []
 
 
 def _alternatives(name: str) -> list[str]:
