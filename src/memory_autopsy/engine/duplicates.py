@@ -31,6 +31,9 @@ COPIED_WORDS = 15  # a claim this long, said again word for word, was copied, no
 # pair: a hot entity's claims make ten keys each, each looked up and filed in a dictionary.
 Key = int
 _CAMEL = lazyre.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # "turnManager": two words
+# A name of code: a file ("test_utils.py"), a path, an identifier with an inner capital or an
+# underscore ("PageGenerator", "page_generator").
+_CODE_NAME = lazyre.compile(r"\w\.[A-Za-z]|/\w|[a-z][A-Z]|[A-Za-z]_[A-Za-z]")
 
 
 def exact(ctx: Context, in_blocks: set[int] | None = None) -> tuple[list[Finding], set[int]]:
@@ -373,10 +376,18 @@ def _apart(a: _Unit, b: _Unit, lexicon: Lexicon) -> bool:
     if not one and "json" in (a.fact.shape, b.fact.shape):
         return False  # a record's entity is its subject: "prefers VS Code" of two people
     if not one and a.fact.shape == b.fact.shape == "graph" and (
-            _described(a.fact) or _described(b.fact) or len(a.words & b.words) < NODES_RESTATED * len(a.words | b.words)):
+            _described(a.fact) or _described(b.fact) or _node_overlap(a.words, b.words, lexicon) < NODES_RESTATED):
         return False  # "Located in src/x.ts" said of each node; "Self-contained component with its
         # own translation files" / "… with its own translations": a description each node fits
     return not _own_subjects(a, b)
+
+
+def _node_overlap(a: frozenset[str], b: frozenset[str], lexicon: Lexicon) -> float:
+    """The share of two observations' words they hold in common, words that only say it another
+    way left out ("Refactored"/"Updated test_utils.py to …")."""
+    soft = _restating(lexicon)
+    a, b = a - soft, b - soft
+    return len(a & b) / len(a | b) if a | b else 0.0
 
 
 def _revised(a: str, b: str, lexicon: Lexicon) -> bool:
@@ -532,7 +543,10 @@ _ADVERBS = frozenset({"now", "also", "still", "then", "always", "never"})
 def _described(fact: Fact) -> bool:
     """An observation that opens with a participle ("Located in src/x.ts", "Updated to use the
     Alert component"): a predicate whose subject is the node it is stored on, as a verb's is."""
-    word = (fact.body or fact.claim).lstrip(" -*_").split(" ", 1)[0].casefold()
+    words = (fact.body or fact.claim).lstrip(" -*_").split(" ", 2)
+    word = words[0].casefold()
+    if len(words) > 1 and _CODE_NAME.search(words[1].strip("`*_\"'(),:;")):
+        return False  # "Updated test_utils.py to …": the participle's object is named, not the node
     return len(word) > 4 and word.isalpha() and word.endswith("ed")
 
 
