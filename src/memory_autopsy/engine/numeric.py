@@ -36,6 +36,9 @@ _SUBJECT = lazyre.compile(r"([^\W\d][^:：\d]{0,39}?)[:：]")
 _WHEN = frozenset("""session sprint day week month year iteration update entry today yesterday currently now
 as of jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august
 september october november december""".split())
+# Words that name the measure, not what is measured: "Overall Status: 90%" and "Overall Progress:
+# 95%" are two reports of the whole's share done.
+_MEASURE = frozenset("status progress completion complete state current overview summary".split())
 _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 
@@ -63,23 +66,50 @@ def _reported(claim: str) -> tuple[tuple[Key, int], ...]:
 
 
 def _drift(ctx: Context, key: Key, statements: list[tuple[Fact, int]]) -> Iterator[Finding]:
-    dated = [s for s in statements if s[0].observed_at]
-    newest = max(dated, key=lambda s: (s[0].observed_at or "", -s[0].order)) if dated else None
-    reference = newest or statements[0]
-    flagged: set[int] = set()
+    """Each statement against its store's reference for the quantity (the newest dated, or the
+    first), then against the reference of the statements that name the same subject before
+    their number ("Overall Progress: 95% Complete" / "Overall Status: 90% Complete" beside
+    "Phase 1: 100%"): where one quantity is reported per part, each part is compared with
+    itself, not only with the whole. A pair is reported once."""
+    reference = _reference(statements)
+    by_subject: dict[frozenset[str], list[tuple[Fact, int]]] = {}
+    subject_of: dict[int, frozenset[str]] = {}
+    if key[0] != "label":
+        for fact, number in statements:
+            words = subject_of[fact.order] = _said_before(fact.claim, number)
+            if words:
+                by_subject.setdefault(words, []).append((fact, number))
+    own: dict[frozenset[str], tuple[Fact, int]] = {}
+    flagged: dict[int, int] = {}  # flagged statement -> the one it was read against
     for fact, number in statements:
-        if fact.order in flagged or fact is reference[0] or number == reference[1]:
+        if fact.order in flagged:
             continue
-        other = reference[0]
-        if fact.observed_at:
-            if observed_order(fact, other) != -1 or (fact.entry and fact.entry == other.entry):
-                continue
-        elif not _one_subject(ctx, key, fact, other):
-            continue
-        if key[0] != "label" and not _said_of_one(fact.claim, number, other.claim, reference[1]):
-            continue  # a label is its own subject ("チャレンジ総数" and "総チャレンジ数" are one)
-        flagged.add(fact.order)
-        yield _finding(fact, other, key, number, reference[1])
+        words = subject_of.get(fact.order, frozenset())
+        if words and words not in own and len(by_subject[words]) > 1:
+            own[words] = _reference(by_subject[words])
+        for other, now in dict.fromkeys((reference, own.get(words, reference))):
+            if flagged.get(other.order) != fact.order and _drifted(ctx, key, fact, number, other, now):
+                flagged[fact.order] = other.order
+                yield _finding(fact, other, key, number, now)
+                break
+
+
+def _reference(statements: list[tuple[Fact, int]]) -> tuple[Fact, int]:
+    """The statement the others are read against: the newest dated, or the first."""
+    dated = [s for s in statements if s[0].observed_at]
+    return max(dated, key=lambda s: (s[0].observed_at or "", -s[0].order)) if dated else statements[0]
+
+
+def _drifted(ctx: Context, key: Key, fact: Fact, number: int, other: Fact, now: int) -> bool:
+    if fact is other or number == now:
+        return False
+    if fact.observed_at:
+        if observed_order(fact, other) != -1 or (fact.entry and fact.entry == other.entry):
+            return False
+    elif not _one_subject(ctx, key, fact, other):
+        return False
+    # a label is its own subject ("チャレンジ総数" and "総チャレンジ数" are one)
+    return key[0] == "label" or _said_of_one(fact.claim, number, other.claim, now)
 
 
 def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact) -> bool:
@@ -98,7 +128,7 @@ def _one_subject(ctx: Context, key: Key, fact: Fact, other: Fact) -> bool:
 
 
 def _label_words(label: str) -> frozenset[str]:
-    return frozenset(word for word in tokens(label) if word not in STOPWORDS)
+    return frozenset(word for word in tokens(label) if word not in STOPWORDS and word not in _MEASURE)
 
 
 def _said_of_one(claim: str, number: int, other: str, other_number: int) -> bool:
@@ -117,7 +147,7 @@ def _said_before(claim: str, number: int) -> frozenset[str]:
     if not text.isascii():
         words += UNSPACED_RUN.findall(text[:at])
     return frozenset(word for word in words
-                     if word not in STOPWORDS and word not in _WHEN and not word[0].isdigit())
+                     if word not in STOPWORDS and word not in _WHEN and word not in _MEASURE and not word[0].isdigit())
 
 
 def _finding(older: Fact, newer: Fact, key: Key, was: int, now: int) -> Finding:
