@@ -57,3 +57,31 @@ def test_two_reports_of_one_part_drift(tmp_path: Path, shape: str, pair: tuple[s
 @pytest.mark.parametrize(("shape", "pair"), list(product(SHAPES, TWO_PARTS)))
 def test_two_parts_are_two_quantities(tmp_path: Path, shape: str, pair: tuple[str, str]) -> None:
     assert _drift(tmp_path, shape, pair) == []
+
+
+HEADED = [("Integrations", 60, 50), ("User Interface", 85, 70), ("外部連携", 60, 50)]
+HEADINGS = ["### 4. {part} - **{n}% complete**", "## {part} ({n}% Complete)", "### {part}: {n}% done"]
+
+
+@pytest.mark.parametrize(("part", "heading"), list(product(HEADED, HEADINGS)))
+def test_a_heading_that_gives_a_part_its_share_is_a_statement_of_it(
+    tmp_path: Path, part: tuple[str, int, int], heading: str,
+) -> None:
+    """A summary's item and the part's own section heading ("### 4. Integrations - 50% complete")
+    report one part's share done: the heading is a statement like the item."""
+    name, summary, section = part
+    write(tmp_path / "memory-bank" / "progress.md",
+          f"# Progress\n\n## Summary\n- {OTHER}\n- 🔄 **{name} ({summary}% complete)**\n\n"
+          f"## Parts\n\n{heading.format(part=name, n=section)}\n- API client wired\n")
+    found = findings_of(tmp_path, "numeric_drift")
+    assert len(found) == 1 and f"{section}%" in found[0]["message"] + str(found[0]["related"]), found
+
+
+@pytest.mark.parametrize(("share", "conflict"), [(80, False), (33, False), (100, True)])
+@pytest.mark.parametrize("mark", ["- ✅ Knowledge base import ({share}% complete)", "- [x] Knowledge base import - {share}% done"])
+def test_a_share_below_the_whole_is_no_evidence_of_done(tmp_path: Path, share: int, conflict: bool, mark: str) -> None:
+    """"✅ Knowledge base import (80% complete)" is work in progress, not done: a pending item of
+    the same task elsewhere is no status conflict, unless the share is the whole."""
+    write(tmp_path / "memory-bank" / "progress.md", f"# Progress\n\n## Done\n{mark.format(share=share)}\n")
+    write(tmp_path / "memory-bank" / "activeContext.md", "# Active Context\n\n## Next Steps\n- [ ] Knowledge base import\n")
+    assert bool(findings_of(tmp_path, "status_conflict")) is conflict

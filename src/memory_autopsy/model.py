@@ -34,7 +34,7 @@ RECORD_FIELDS = (
 
 
 # The kind of a heading's own claim ("## Phase 5 ✅ COMPLETE"): kept apart from the facts
-# (Store.headings), read by the status layer alone.
+# (Store.headings), read by the status layer (and the quantity layer, for a share done).
 HEADING_KIND = "heading"
 # The kind of a state read where the memory tells what was ("## Before", "### DELETED (11 files)",
 # "**Historical Context:**", "- Legacy:"): the section kind `history` (a heading's or a lead's).

@@ -44,7 +44,9 @@ _WHOLE_NUMBER = lazyre.compile(r"(?<![\w.])\d{1,15}(?![\d.]\d)")
 
 def find(ctx: Context) -> Iterator[Finding]:
     groups: dict[tuple[str, Key], list[tuple[Fact, int]]] = {}
-    for fact in ctx.cued(NUMBERS):
+    # A heading's share done ("### 4. Integrations - 50% complete") is a statement as an item's is.
+    shares = [h for h in ctx.headings if "%" in h.claim]
+    for fact in (*ctx.cued(NUMBERS), *shares):
         if fact.kind == HISTORY:
             continue  # "Before: 466 passing": a count that was, beside the one that is
         reported = _reported(fact.claim) if fact.kind == "event" else ()

@@ -19,6 +19,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
+from memory_autopsy.cues import quantities
 from memory_autopsy.dates import by_first_letter
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -73,10 +74,15 @@ def _record_field(claim: str, fields: frozenset[str]) -> bool:
 
 def _done(fact: Fact) -> bool:
     """Whether a claim is evidence that its task is done: marked done or reported as an event,
-    unless it says the work only began or was done in part."""
+    unless it says the work only began or was done in part ("✅ Knowledge base (80% done)")."""
     if fact.status != "done" and fact.kind != "event":
         return False
-    return not _BEGUN.match(fact.claim) and not _PARTIAL.search(fact.claim)
+    return not _BEGUN.match(fact.claim) and not _PARTIAL.search(fact.claim) and not _part_done(fact.claim)
+
+
+def _part_done(claim: str) -> bool:
+    """A share done below the whole: "(80% complete)", "33% Complete (1/3)"."""
+    return "%" in claim and dict(quantities(claim)).get(("percent", "done"), 100) < 100
 
 
 class _Index:

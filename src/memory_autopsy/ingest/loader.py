@@ -162,7 +162,7 @@ def load_sources(
         cache.flush()  # what is left: parses without drafts, and entries read that a run amends
     del items
     memo = cache.memo if cache is not None else None
-    # A heading's claim is no fact: it names no entity, and only the status layer reads it
+    # A heading's claim is no fact: it names no entity, and only the status and quantity layers read it
     headings = tuple(f for f in facts if f.kind == HEADING_KIND)
     if headings:
         facts = [f for f in facts if f.kind != HEADING_KIND]

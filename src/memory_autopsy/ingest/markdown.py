@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import GONE_WORDS
+from memory_autopsy.cues import GONE_WORDS, quantities
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
@@ -280,10 +280,15 @@ class Parser:
         "### Segments - IN PROGRESS", "## 阶段 2 - ✅ 已完成"), or that a generic heading above
         gives one as it gives its items ("### solution08.go" under "## Remaining Issues"), says
         that of its title: a claim of kind `heading`, which only the status layer reads
-        (Store.headings). A generic heading ("Next Steps", "✅ Completed") is no claim itself."""
+        (Store.headings), and the quantity layer for a share done. A heading that gives its title
+        a share done ("### 4. Integrations - 50% complete") is such a claim too, in progress
+        below the whole. A generic heading ("Next Steps", "✅ Completed") is no claim itself."""
         status = status_of(block.text, self.lexicon) or self._section_status
         if status not in _STATUSES:
-            return
+            share = _share_status(name)
+            if share is None:
+                return
+            status = share
         self._title_claim(block, name, status)
         self.stack[-1].claimed = True
 
@@ -629,6 +634,15 @@ class Parser:
 
 
 _STATUSES = ("done", "pending", "in_progress", "blocked")
+
+
+def _share_status(title: str) -> str | None:
+    """The status a heading's share done gives its title ("### 4. Integrations - **50%
+    complete**" is in progress, "#### UI Components (100% Complete)" done), or None."""
+    share = dict(quantities(title)).get(("percent", "done")) if "%" in title else None
+    if share is None:
+        return None
+    return "done" if share >= 100 else "pending" if share <= 0 else "in_progress"
 
 
 
