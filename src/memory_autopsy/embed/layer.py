@@ -21,6 +21,7 @@ from memory_autopsy.embed.paraphrase import paraphrases
 from memory_autopsy.embed.protocol import Embedder, EmbedError
 from memory_autopsy.embed.recheck import judged_pairs, recheck
 from memory_autopsy.embed.static import StaticEmbedder
+from memory_autopsy.embed.status_pairs import status_pairs
 from memory_autopsy.engine.context import Context, fact_body
 from memory_autopsy.engine.findings import plain_finding
 from memory_autopsy.model import Fact, Fidelity, Finding
@@ -76,6 +77,9 @@ class EmbeddingLayer:
                     findings.append(finding)
         judged |= judged_pairs(findings)[0]
         findings.extend(paraphrases(ctx, alone, block, judged))
+        if alone:
+            flagged = {f.fact_ids[0] for f in (*found, *findings) if f.rule == "status_conflict" and f.fact_ids}
+            findings.extend(status_pairs(ctx, alone, block, judged, flagged))
         return findings
 
     def _vectors(self, embedder: Embedder, texts: list[str]) -> Block:

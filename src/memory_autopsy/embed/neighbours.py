@@ -66,6 +66,33 @@ def _scored_in_bulk(partners: list[list[int]], matrix: Any, threshold: float) ->
     return scored
 
 
+def cross_pairs(
+    left: Sequence[Collection[str]],
+    right: Sequence[Collection[str]],
+    vectors: Any,
+    threshold: float,
+    *,
+    window: int = WINDOW,
+) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) for an item i of `left` and an item j of `right` that share a word, at
+    most `window` partners each, with cosine >= threshold; `vectors` holds the left items' rows
+    and then the right items' (j is counted from the first right item)."""
+    postings: dict[str, list[int]] = {}
+    for j, item_words in enumerate(right):
+        for word in item_words:
+            listed = postings.setdefault(word, [])
+            if len(listed) < window:
+                listed.append(len(left) + j)
+    partners = [sorted({j for word in item_words for j in postings.get(word, ())})[:window] for item_words in left]
+    partners += [[] for _ in right]
+    if hasattr(vectors, "shape"):
+        scored = _scored_in_bulk(partners, vectors, threshold)
+    else:
+        scored = [(cosine, i, j) for i, later in enumerate(partners) for j in later
+                  if (cosine := dot(vectors[i], vectors[j])) >= threshold]
+    return sorted((i, j - len(left), cosine) for cosine, i, j in scored)
+
+
 def candidate_pairs(
     words: Sequence[Collection[str]],
     vectors: Any,

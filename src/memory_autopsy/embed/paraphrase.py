@@ -94,7 +94,7 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
         return False  # one thing said of two named entities, or of two headings: two subjects
     if not named and a.path == b.path and runs.get(a.order) == runs.get(b.order):
         return False  # items of one list or table (lines in one run): written to differ
-    if not (_latin(fact_body(a)) and _latin(fact_body(b))):
+    if not (latin_script(fact_body(a)) and latin_script(fact_body(b))):
         return False  # the packaged model reads English: another script's similarity means little
     if (a.status or b.status) and a.status != b.status:
         return False  # done here, pending there: a status_conflict's business
@@ -150,7 +150,7 @@ def _predicate(fact: Fact) -> bool:
     return first.endswith("s") and first in VERBISH
 
 
-def _latin(text: str) -> bool:
+def latin_script(text: str) -> bool:
     letters = [ch for ch in text if ch.isalpha()]
     return sum(ch < "\u0250" for ch in letters) >= 0.8 * len(letters)
 

@@ -50,7 +50,7 @@ def find(ctx: Context) -> Iterator[Finding]:
     # Completed) is a category, not a task: a title claim needs the words a task has, or a unit.
     titles = [f for f in ctx.headings if len(task_words(f.claim, lexicon)) >= MIN_WORDS or unit_of(f.claim, lexicon)]
     claims = [f for f in (*ctx.active, *titles) if not _record_field(f.claim, lexicon.record_fields)]
-    done = [f for f in claims if _done(f)]  # done evidence
+    done = [f for f in claims if done_evidence(f)]  # done evidence
     flagged: set[int] = set()
     if done:
         index = _Index(ctx, done)
@@ -60,7 +60,7 @@ def find(ctx: Context) -> Iterator[Finding]:
             match = index.best(fact)
             if match is not None:
                 flagged.add(fact.order)
-                yield _finding(fact, *match)
+                yield status_finding(fact, *match)
     yield from _ranges(ctx, claims, flagged)  # a run's status is its clause's, not its claim's
 
 
@@ -72,7 +72,7 @@ def _record_field(claim: str, fields: frozenset[str]) -> bool:
     return label is not None and label.group(1).strip(" *_").casefold() in fields
 
 
-def _done(fact: Fact) -> bool:
+def done_evidence(fact: Fact) -> bool:
     """Whether a claim is evidence that its task is done: marked done or reported as an event,
     unless it says the work only began or was done in part ("✅ Knowledge base (80% done)")."""
     if fact.status != "done" and fact.kind != "event":
@@ -228,7 +228,7 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
                              and ctx.together(task.fact, s.fact) and _disputed(task, s, told)), None)
             if evidence is not None:  # the newest done run of the task's units
                 flagged.add(task.fact.order)
-                yield _finding(task.fact, evidence.fact, "range", pending=task.status)
+                yield status_finding(task.fact, evidence.fact, "range", pending=task.status)
 
 
 def _all_done(fact: Fact, lexicon: Lexicon) -> list[_Span]:
@@ -551,7 +551,7 @@ def _work_phrases(lexicon: Lexicon) -> frozenset[tuple[str, str]]:
     return frozenset((w.split()[0], w.split()[1]) for w in lexicon.work_verbs if len(w.split()) == 2)
 
 
-def _finding(task: Fact, evidence: Fact, how: str, pending: str = "") -> Finding:
+def status_finding(task: Fact, evidence: Fact, how: str, pending: str = "") -> Finding:
     """`pending`: the task's status where the claim gives it to one run of units, not itself."""
     order = observed_order(task, evidence)
     flagged, other = (evidence, task) if order == 1 else (task, evidence)
