@@ -99,7 +99,7 @@ def _restates(ctx: Context, a: Fact, b: Fact, words_a: Mapping[str, str], words_
     if (a.status or b.status) and a.status != b.status:
         return False  # done here, pending there: a status_conflict's business
     body_a, body_b = fact_body(a), fact_body(b)
-    if sorted(_NUMBER.findall(body_a)) != sorted(_NUMBER.findall(body_b)):
+    if not same_numbers(body_a, body_b):
         return False  # another count or version: numeric drift, not a copy
     if turns(ctx, a) or turns(ctx, b) or denies(ctx.norm_body(a), ctx.norm_body(b)):
         return False  # a change of state, or one side denies what the other says: layer 2's business
@@ -148,6 +148,11 @@ def _predicate(fact: Fact) -> bool:
     heading: the heading is its subject, not a category of notes."""
     first = fact_body(fact).lstrip("-*+ \t").split(" ", 1)[0].casefold()
     return first.endswith("s") and first in VERBISH
+
+
+def same_numbers(a: str, b: str) -> bool:
+    """Whether two texts give the same numbers ("Phase 2" is not "Phase 3", "3 retries" not "5")."""
+    return sorted(_NUMBER.findall(a)) == sorted(_NUMBER.findall(b))
 
 
 def latin_script(text: str) -> bool:

@@ -21,17 +21,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from memory_autopsy import lazyre
 from memory_autopsy.embed.frames import frame_words
 from memory_autopsy.embed.neighbours import TOP_K, cross_pairs
-from memory_autopsy.embed.paraphrase import latin_script
+from memory_autopsy.embed.paraphrase import latin_script, same_numbers
 from memory_autopsy.engine.context import Context, fact_body, observed_order, runs_of
 from memory_autopsy.engine.status import PENDING, done_evidence, status_finding
 from memory_autopsy.model import Fact, Finding, Severity
 
 STATUS_NEAR = 0.65
 MIN_WORDS = 3
-_NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
 
 
 def status_pairs(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence[Fact]], Any],
@@ -76,6 +74,4 @@ def _conflict(task: Fact, evidence: Fact, judged: set[frozenset[str]], runs: dic
     if task.path == evidence.path and runs.get(task.order) == runs.get(evidence.order):
         return False  # items of one list or table
     body, other = fact_body(task), fact_body(evidence)
-    if sorted(_NUMBER.findall(body)) != sorted(_NUMBER.findall(other)):
-        return False
-    return latin_script(body) and latin_script(other)
+    return same_numbers(body, other) and latin_script(body) and latin_script(other)
