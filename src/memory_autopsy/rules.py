@@ -192,7 +192,10 @@ RULES: tuple[Rule, ...] = (
           blocked in another (a checkbox, a status marker, a Next Steps section, a table's status
           column). A task may be named by its verb or its noun ("migrate the billing tables",
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
-          (partial)") is no evidence it is done. A numbered unit of work inside a run of them is one
+          (partial)", "✅ … (80% complete)") is no evidence it is done, and a heading that gives its
+          title a share done ("### 4. Integrations - 50% complete") is in progress. With the static
+          model (`--engine embed`), a task and its evidence written in other words are paired by
+          meaning too (for review). A numbered unit of work inside a run of them is one
           task ("Phases 3-6 planned" against "## Phase 4 ✅ COMPLETE"; "Phases 0-12 complete
           (Phase 11 deferred)" says nothing done of Phase 11); so are all units of a kind said done
           ("All phases complete", "ALL 8 SPRINTS DONE": the first 8; "(0-10, 12-20; 11 deferred)": the
@@ -214,7 +217,10 @@ RULES: tuple[Rule, ...] = (
           (a label holding the other's words, "Overall" / "Overall Progress", names one subject),
           and so are statements that each name a subject before the number, neither holding the
           other ("The project is 90% complete" / "The auth module is 100% complete"); a date or a
-          session before the number names no subject. A count an event makes is its change
+          session before the number names no subject, nor does a word of the measure ("Overall
+          Status" and "Overall Progress" are one subject). Where a quantity is reported per part,
+          each part is compared with its own other reports (a summary's "UI (85% done)" and the
+          section heading "### 5. UI - 70% done"). A count an event makes is its change
           ("Fixed 5 failing tests"), a count it tells in a clause of its own is a state
           ("Added the exporter; 145 tests passing").""",
           "- 1800+ tests pass (2026-01-05)\n- 2129 tests pass (2026-03-01)",
