@@ -96,10 +96,12 @@ class _Index:
         self.exact: dict[str, list[Fact]] = {}
         self.by_word: dict[str, list[int]] = {}
         self.by_unit: dict[tuple[str, str], list[Fact]] = {}
+        self.unit: dict[int, tuple[str, str]] = {}  # a done fact's numbered unit, by its order
         for i, fact in enumerate(done):
             unit = unit_of(fact.claim, lexicon)
             if unit is not None:
                 self.by_unit.setdefault(unit, []).append(fact)
+                self.unit[fact.order] = unit
             newest = self.exact.setdefault(normalize_claim(fact.claim), [])
             newest[:] = sorted([*newest, fact], key=_age, reverse=True)[:2]
             for word in self.words[i]:
@@ -115,6 +117,7 @@ class _Index:
         words = task_words(task.claim, self.lexicon)
         if len(words) < MIN_WORDS:
             return None
+        unit = unit_of(task.claim, self.lexicon)
         hits: dict[int, int] = {}
         for word in words:
             postings = self.by_word.get(word, ())
@@ -125,13 +128,13 @@ class _Index:
         found = [
             self.done[i] for i, shared in hits.items()
             if shared >= CONTAINED * len(words) and self._covers(words, shared, i) and self._pairs(task, self.done[i])
+            and self._same_unit(unit, self.done[i])
         ]
         if found:
             return _newest(found), "words"
         titled = self._by_title(task)
-        if titled is not None:
+        if titled is not None and self._same_unit(unit, titled):
             return titled, "title"
-        unit = unit_of(task.claim, self.lexicon)
         if unit is None:
             return None
         units = [f for f in self.by_unit.get(unit, ()) if self._pairs(task, f)]
@@ -147,6 +150,11 @@ class _Index:
             return True
         title = title_words(self.done[i].claim, self.lexicon)
         return len(title) >= MIN_WORDS and len(words & title) >= COVERED * len(title)
+
+    def _same_unit(self, unit: tuple[str, str] | None, evidence: Fact) -> bool:
+        """Not two numbered units of one kind ("Phase 2 UI polish" / "Phase 3 UI polish")."""
+        other = self.unit.get(evidence.order)
+        return unit is None or other is None or other[0] != unit[0] or other == unit
 
     def _pairs(self, task: Fact, evidence: Fact) -> bool:
         return evidence is not task and self.ctx.together(task, evidence)
