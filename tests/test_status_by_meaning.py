@@ -84,3 +84,17 @@ def test_a_task_opened_again_or_a_sibling_item_stays_quiet(tmp_path: Path, pair:
     (tmp_path / "list").mkdir()
     (tmp_path / "list" / "notes.md").write_text(f"# Notes\n\n## Work\n- [x] {done}\n- [ ] {pending}\n", "utf-8")
     assert _conflicts(tmp_path, [str(tmp_path / "list")], "embed", layer="3") == []
+
+
+@pytest.mark.parametrize("pair", SAID_APART)
+def test_a_heading_that_marks_its_title_pending_is_a_side_too(tmp_path: Path, pair: tuple[str, str]) -> None:
+    """"### Distributed tracing with OpenTelemetry and Jaeger" under "## In Progress" is a task as
+    an item is."""
+    pending, done = pair
+    (tmp_path / "memory-bank").mkdir()
+    (tmp_path / "memory-bank" / "activeContext.md").write_text(
+        f"# Active Context\n\n## In Progress\n\n### {pending}\n\nWork notes follow.\n", "utf-8")
+    (tmp_path / "memory-bank" / "progress.md").write_text(f"# Progress\n\n## What works\n- ✅ {done}\n", "utf-8")
+    paths = [str(tmp_path / "memory-bank")]
+    assert _conflicts(tmp_path, paths, "heuristic") == []
+    assert _conflicts(tmp_path, paths, "embed") == [("3", "review")]

@@ -56,13 +56,15 @@ class EmbeddingLayer:
         static = isinstance(self._embedder, StaticEmbedder) or (
             self._embedder is None and is_static(self._settings.embed, self._environ))
         alone = _prose(ctx, copies) if static else []
-        if not groups and len(alone) < 2:
+        # A heading that marks its title with a status is a side of a status conflict, as an item is
+        titles = [h for h in ctx.headings if fact_body(h).strip()] if static else []
+        if not groups and len(alone) + len(titles) < 2:
             return []
         where = "the embedding endpoint"
         try:
             embedder = self._embedder or self._chosen_embedder()
             where = f"{embedder.endpoint} (model {embedder.model})"
-            texts = list(dict.fromkeys(fact_body(f) for facts in (*groups, alone) for f in facts))
+            texts = list(dict.fromkeys(fact_body(f) for facts in (*groups, alone, titles) for f in facts))
             block = self._vectors(embedder, texts)
         except EmbedError as error:
             return [
@@ -77,9 +79,9 @@ class EmbeddingLayer:
                     findings.append(finding)
         judged |= judged_pairs(findings)[0]
         findings.extend(paraphrases(ctx, alone, block, judged))
-        if alone:
+        if alone or titles:
             flagged = {f.fact_ids[0] for f in (*found, *findings) if f.rule == "status_conflict" and f.fact_ids}
-            findings.extend(status_pairs(ctx, alone, block, judged, flagged))
+            findings.extend(status_pairs(ctx, [*alone, *titles], block, judged, flagged))
         return findings
 
     def _vectors(self, embedder: Embedder, texts: list[str]) -> Block:
