@@ -4,7 +4,8 @@ The status layer matches a pending task to done evidence by the task's words ("A
 the sync job" / "✅ Added retry to the sync job"). A task and its evidence are often written
 apart ("Main App.tsx integration" still to do, "Main App layout" built; "Window state
 persistence" a future idea, "save/restore window geometry" recorded done). Similarity proposes
-them, within one store, blocked by shared frame words as layer 3's other pairs are; a pair is a
+them, within one store (a heading whose title has a status is a side, as it is for the status
+layer), blocked by shared frame words as layer 3's other pairs are; a pair is a
 `status_conflict` (how `meaning`) only when:
 - the cosine is at least STATUS_NEAR and both say enough (MIN_WORDS frame words each);
 - the pending side is not newer than the done one (a task opened again after it was done);
