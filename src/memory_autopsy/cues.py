@@ -83,6 +83,11 @@ def quantities(claim: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     return tuple(dict.fromkeys((*found, *_quantities(tail)))) if tail else found
 
 
+def share_done(text: str) -> int | None:
+    """The share done a text states ("50% complete", "40% remaining" is 60), or None."""
+    return dict(quantities(text)).get(("percent", "done")) if "%" in text else None
+
+
 _CLAUSE = lazyre.compile(r"[;；]|,\s|\s[-–—]\s")
 
 

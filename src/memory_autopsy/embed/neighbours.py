@@ -66,6 +66,15 @@ def _scored_in_bulk(partners: list[list[int]], matrix: Any, threshold: float) ->
     return scored
 
 
+def _scored(partners: list[list[int]], vectors: Any, threshold: float) -> list[tuple[float, int, int]]:
+    """(cosine, i, j) for each item i and each of its partners j with cosine >= threshold: the
+    rows of one numpy array in bulk, lists of floats one pair at a time."""
+    if hasattr(vectors, "shape"):
+        return _scored_in_bulk(partners, vectors, threshold)
+    return [(cosine, i, j) for i, later in enumerate(partners) for j in later
+            if (cosine := dot(vectors[i], vectors[j])) >= threshold]
+
+
 def cross_pairs(
     left: Sequence[Collection[str]],
     right: Sequence[Collection[str]],
@@ -85,12 +94,7 @@ def cross_pairs(
                 listed.append(len(left) + j)
     partners = [sorted({j for word in item_words for j in postings.get(word, ())})[:window] for item_words in left]
     partners += [[] for _ in right]
-    if hasattr(vectors, "shape"):
-        scored = _scored_in_bulk(partners, vectors, threshold)
-    else:
-        scored = [(cosine, i, j) for i, later in enumerate(partners) for j in later
-                  if (cosine := dot(vectors[i], vectors[j])) >= threshold]
-    return sorted((i, j - len(left), cosine) for cosine, i, j in scored)
+    return sorted((i, j - len(left), cosine) for cosine, i, j in _scored(partners, vectors, threshold))
 
 
 def candidate_pairs(
@@ -103,12 +107,7 @@ def candidate_pairs(
 ) -> list[tuple[int, int, float]]:
     """(i, j, cosine) with i < j and cosine >= threshold; `vectors` are normalized, one per item
     (lists of floats, or the rows of one numpy array, scored in bulk)."""
-    partners = blocked_partners(words, window)
-    if hasattr(vectors, "shape"):
-        scored = _scored_in_bulk(partners, vectors, threshold)
-    else:
-        scored = [(cosine, i, j) for i, later in enumerate(partners) for j in later
-                  if (cosine := dot(vectors[i], vectors[j])) >= threshold]
+    scored = _scored(blocked_partners(words, window), vectors, threshold)
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     taken = [0] * len(vectors)
     kept: list[tuple[int, int, float]] = []

@@ -19,7 +19,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import quantities
+from memory_autopsy.cues import share_done
 from memory_autopsy.dates import by_first_letter
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
@@ -82,7 +82,8 @@ def done_evidence(fact: Fact) -> bool:
 
 def _part_done(claim: str) -> bool:
     """A share done below the whole: "(80% complete)", "33% Complete (1/3)"."""
-    return "%" in claim and dict(quantities(claim)).get(("percent", "done"), 100) < 100
+    share = share_done(claim)
+    return share is not None and share < 100
 
 
 class _Index:

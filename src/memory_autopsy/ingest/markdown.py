@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memory_autopsy import lazyre
-from memory_autopsy.cues import GONE_WORDS, quantities
+from memory_autopsy.cues import GONE_WORDS, share_done
 from memory_autopsy.dates import find_dates, parse_date
 from memory_autopsy.ingest.annotations import (
     BARE_SLOT,
@@ -639,11 +639,10 @@ _STATUSES = ("done", "pending", "in_progress", "blocked")
 def _share_status(title: str) -> str | None:
     """The status a heading's share done gives its title ("### 4. Integrations - **50%
     complete**" is in progress, "#### UI Components (100% Complete)" done), or None."""
-    share = dict(quantities(title)).get(("percent", "done")) if "%" in title else None
+    share = share_done(title)
     if share is None:
         return None
     return "done" if share >= 100 else "pending" if share <= 0 else "in_progress"
-
 
 
 _LEAD_WORDS = 16  # a paragraph that introduces a list is short
