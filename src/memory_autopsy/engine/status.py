@@ -207,7 +207,10 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
             runs += _spans(fact, lexicon)
         elif "ll " in fact.claim or "LL " in fact.claim:  # "All phases complete", looked for only then
             runs += _all_done(fact, lexicon)
-    if not any(span.high > span.low for span in runs):
+    claims_told: dict[int, int] = {}
+    for span in runs:
+        claims_told[span.fact.order] = claims_told.get(span.fact.order, 0) + 1
+    if not any(span.high > span.low or claims_told[span.fact.order] > 1 for span in runs):
         return
     by_kind: dict[str, list[_Span]] = {}
     for span in runs:
@@ -233,11 +236,19 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
                 if visited >= RANGE_CANDIDATES * 4:
                     break  # enough runs to find the newest of a busy store
             evidence = next((s for s in sorted(tried.values(), key=lambda s: _age(s.fact), reverse=True)
-                             if s.fact is not task.fact and (s.high > s.low or task.high > task.low)
+                             if s.fact is not task.fact and _several(task, s, told)
                              and ctx.together(task.fact, s.fact) and _disputed(task, s, told)), None)
             if evidence is not None:  # the newest done run of the task's units
                 flagged.add(task.fact.order)
                 yield status_finding(task.fact, evidence.fact, "range", pending=task.status)
+
+
+def _several(task: _Span, done: _Span, told: dict[int, list[_Span]]) -> bool:
+    """Whether either side tells more than one unit: a run ("Phases 3-6"), or a claim that gives
+    several units each its status ("Phase 1+2 done, Phase 3 (Testing) open"). One unit against
+    one unit is the index's (_Index.best), which reads a claim's opening unit only."""
+    return (task.high > task.low or done.high > done.low
+            or len(told[task.fact.order]) > 1 or len(told[done.fact.order]) > 1)
 
 
 def _all_done(fact: Fact, lexicon: Lexicon) -> list[_Span]:
@@ -309,6 +320,10 @@ def _spans(fact: Fact, lexicon: Lexicon) -> list[_Span]:
         joined = WORD.findall(after.casefold()) in (["and"], [])
         low, high = int(match.group(2)), int(match.group(4) or match.group(2))
         written = _written_status(after, lexicon)
+        if written and len(found) == 1 and fact.status:
+            # a claim of one unit has the status its line states ("Phase 3: Testing & QA — DONE"
+            # is done, whatever word of its title is also a status word)
+            written = fact.status
         if high > low and not written and not joined and after[:1] == " " and after[1:2].isalnum():
             following = ""
             continue  # "Phase 2-3 migration": a thing between two units, neither of them

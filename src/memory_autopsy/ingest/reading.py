@@ -75,6 +75,10 @@ def status_of(text: str, lexicon: Lexicon, check: str | None = None) -> str:
 def _labelled_status(text: str, lexicon: Lexicon) -> str:
     if "-" in text and _DAY_DASHES.search(text):  # _STAMP's search costs more
         text = _STAMP.sub("", text, count=1)
+    told = _unit_predicate(lexicon).match(text)
+    if told:  # "Phase 4 — Active (…)": the unit's predicate is its status
+        said = told.group("status").casefold()
+        return lexicon.status_words.get(said) or lexicon.unit_status_words.get(said, "")
     statuses = lexicon.status_words
     plain = text.isascii()
     label = _label(text)
@@ -113,6 +117,23 @@ def _labelled_status(text: str, lexicon: Lexicon) -> str:
             if last in statuses:
                 return statuses[last]
     return _shouted_status(text, statuses)
+
+
+@lru_cache(maxsize=8)
+def _unit_predicate(lexicon: Lexicon) -> re.Pattern[str]:
+    """A numbered unit of work as a line's subject and a status as all its predicate says
+    before a separator or the end: "**Phase 4** — Active (task card redesign)", "Phase 5
+    (Convoy): Not started — Convoy model", "Sprint 3 - done". Not a unit whose predicate goes
+    on in words ("Phase 2: Testing the parser", "Step 3: next, wire the API")."""
+    units = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    said = sorted({*lexicon.status_words, *lexicon.unit_status_words}, key=len, reverse=True)
+    statuses = "|".join(re.escape(w) for w in said if not unspaced(w))
+    return re.compile(
+        rf"^[\W_]{{0,6}}(?:{units})(?:s|es)?[ \t]*#?\d{{1,3}}(?:\.\d{{1,3}}){{0,2}}[a-z]?(?![\w.])[*_]{{0,3}}"
+        r"(?:[ \t]*[(（][^()（）\n]{1,60}[)）])?[*_]{0,3}[ \t]*(?:[:：]|[—–]|-(?=[ \t]))[ \t]*[*_]{0,3}"
+        rf"(?P<status>{statuses})[*_]{{0,3}}(?=[ \t]*(?:$|[—–(:;,.!✅]|-[ \t]))",
+        re.I,
+    )
 
 
 def _denied(text: str, lexicon: Lexicon) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -50,6 +50,8 @@ class Lexicon:
     open_question_words: tuple[str, ...] = ()  # "(needs confirmation)", "(TBD)": a claim still open
     unit_words: frozenset[str] = frozenset()  # "Phase 3", "Sprint 2", "フェーズ3": a numbered unit of work
     done_copulas: tuple[str, ...] = ()  # "Phase 3 is complete": the verb that makes a done word a status
+    # "Phase 4 — Active": words that are a status only as a numbered unit's predicate
+    unit_status_words: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     work_verbs: frozenset[str] = frozenset()  # "Create", "Generated": the doing of a task, not what it makes
     # "Refactored"/"Updated", "must"/"should", "successfully": how a claim is said, not what it says
     restating_words: frozenset[str] = frozenset()
@@ -93,7 +95,7 @@ def default_lexicon() -> Lexicon:
     merged: dict[str, Any] = {}
     for language in LANGUAGES:
         for key, value in _load(language).items():
-            if key == "status_words":  # status -> words: the languages' lists add up
+            if key in ("status_words", "unit_status_words"):  # status -> words: the languages' lists add up
                 for status, words in value.items():
                     merged.setdefault(key, {}).setdefault(status, []).extend(words)
             elif isinstance(value, dict):
@@ -103,6 +105,7 @@ def default_lexicon() -> Lexicon:
             else:
                 merged.setdefault(key, value)
     words = {w.casefold(): status for status, items in merged["status_words"].items() for w in items}
+    unit_statuses = {w.casefold(): status for status, items in merged.get("unit_status_words", {}).items() for w in items}
 
     def folded(key: str) -> frozenset[str]:
         return frozenset(w.casefold() for w in merged.get(key, ()))
@@ -125,6 +128,7 @@ def default_lexicon() -> Lexicon:
         open_question_words=tuple(sorted(folded("open_question_words"), key=lambda w: (-len(w), w))),
         unit_words=folded("unit_words"),
         done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
+        unit_status_words=MappingProxyType(unit_statuses),
         work_verbs=folded("work_verbs"),
         restating_words=folded("restating_words"),
         revision_words=folded("revision_words"),
