@@ -166,8 +166,16 @@ def version_pattern(group: str = "version") -> str:
 _VERSION = version_pattern()
 PIN = re.compile(r"(?<![\w@/.-])(?P<name>@?[a-z0-9][\w.-]{0,80}?)@" + _VERSION + r"\b", re.I)
 CURRENT = re.compile(
-    r"\b(?:(?:currently|now)\s+(?:at|on)\s+(?:version\s+|v(?=\d))|current\s+version\s*(?:is|:)?\s*"
-    r"|latest\s+version\s*(?:is|:)\s*)" + _VERSION + r"\b",
+    r"\b(?:(?:currently|now)\s+(?:at|on)\s+(?:version\s+|v(?=\d))|current\s+version[*_]{0,2}\s*(?:is|:)?[\s*_]{0,6}"
+    r"|latest\s+version[*_]{0,2}\s*(?:is|:)[\s*_]{0,6})" + _VERSION + r"\b",
+    re.I,
+)
+# A claim that opens by labelling the project's own version: "**Version:** 1.0.0 (see
+# installer.iss)", "Build version: v1.56.0". A version labelled with another name ("Python
+# version: 3.11", "Sailor version: v1.22.0") is that thing's.
+VERSION_LABEL = re.compile(
+    r"[\W_]{0,8}(?:(?:current|project|app|application|build|package|product|release)[ \t]+)?version[*_]{0,2}"
+    r"[ \t]*[:=][*_ \t]{0,6}" + _VERSION + r"\b",
     re.I,
 )
 
@@ -241,7 +249,8 @@ def cues(claim: str, norm: str, lexicon: Lexicon) -> int:
     """The cue bits of a claim, its normalized body and the lexicon read with."""
     lowered = claim.lower()
     bits = NUMBERS if _DIGIT.search(claim) and quantities(claim) else 0  # its own first test, before its cache
-    if ("@" in claim and PIN.search(claim)) or (_may_hold(claim, lowered, _CURRENT_WORDS) and CURRENT.search(claim)):
+    if (("@" in claim and PIN.search(claim)) or (_may_hold(claim, lowered, _CURRENT_WORDS) and CURRENT.search(claim))
+            or ("version" in lowered and VERSION_LABEL.match(claim))):
         bits |= PINS
     if _may_hold(claim, lowered, _REPLACED_WORDS) and REPLACED.search(claim):
         bits |= REPLACES
