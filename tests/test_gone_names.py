@@ -1,5 +1,5 @@
 """A name the store records removed, replaced or renamed away ("Deleted: tests/test_quick.py",
-"`OLD_SCALE` consts removed", "renamed from GodRaysPlugin → PostFxPlugin", "Migrated from
+"`OLD_SCALE` consts removed", "renamed from GodRaysPlugin → PostFxPlugin", "Renamed `x` to `y`", "Migrated from
 setState to Provider", each name of a list: "Dropped columns: seed, output_size, image_data") and that another line still
 describes as there (its subject, its value, a command that runs it, or named anywhere in a
 present claim) is `stale`. Every record
@@ -27,6 +27,10 @@ RECORDS = [
     "- (the old `{name}` consts removed)",
     "- Post-FX host (renamed from {name} → `PostFx`)",
     "- `{name}` → `PostFx` (renamed)",
+    "- Renamed `{name}` to `PostFx`",
+    "- Renamed the helper {name} to PostFx for clarity",
+    "- Root cause: `{name}` was renamed to `PostFx` but imports still point at it",
+    "- {name} renamed to PostFx",
     "- Replaced `{name}` with `PostFx`",
     "- Migrated from {name} to PostFx",
     "- Switched away from `{name}` to `PostFx`",
@@ -67,6 +71,8 @@ def test_a_line_relying_on_a_gone_name_is_stale(tmp_path: Path, name: str, recor
     ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed the retry import from `sync_worker.py`"),
     ("- The smoke test uses `sync_worker.py` for a quick check", "- Removed all the logging in sync_worker.py"),
     ("- `sync_worker.py` is constructed with the queue", "- Renamed the queue to jobs"),  # another name
+    ("- `sync_worker.py` is constructed with the queue", "- Renamed `old_sync.py` to `sync_worker.py`"),  # where it went
+    ("- `sync_worker.py` is constructed with the queue", "- If `sync_worker.py` is renamed to `jobs.py`, update the cron"),
     ("- `sync_worker.py` was deleted in the cleanup", "- Deleted: sync_worker.py"),  # says it is gone itself
     ("- The cleanup plan: delete `sync_worker.py` | None", "- Deleted: sync_worker.py"),  # itself removes it
     ("- Migration 0005 renamed `sync_worker.py` → `jobs.py`", "- Deleted: sync_worker.py"),

@@ -3,7 +3,8 @@
 A memory rejects a name in so many words: "Do NOT use `table_matchmaking`", "never call
 `legacy_sync()`", "`venv/` (legacy — may only exist under themes/venv/)", or records it gone:
 "Deleted: tests/test_quick.py", "`CORE_SCALE`/`CORONA_SCALE` consts removed", "renamed from
-GodRaysPlugin → `PostFxPlugin`", "the Time tab (formerly `game_tab`)", "Replaced `multiClick`
+GodRaysPlugin → `PostFxPlugin`", "Renamed `fetchUsers` to `loadMembers`", "the Time tab
+(formerly `game_tab`)", "Replaced `multiClick`
 with `on:click`", "Migrated from setState to Provider", each code-like name of a list: "Dropped
 columns: seed, output_size, image_data" (a thing "moved from `stores/`" leaves the folder,
 which stays). Another state line that still takes that name as its value
@@ -109,6 +110,14 @@ _RENAMED = lazyre.compile(
     r"(?<![\w./-])(?P<name>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?[ \t]*(?:→|->)[ \t]*[`*'\"]?(?:" + NAME + "|" + TYPE_NAME + r")"
     r"[`*'\"]?[ \t]*\(?(?i:renamed)\b"
 )
+# "Renamed `fetchUsers` to `loadMembers`", "`old_sync` was renamed to `sync`": the name before
+# "to" is renamed away (a thing "renamed to `x`" names only where it went).
+_RENAMED_TO = lazyre.compile(
+    r"\b(?i:renamed)[ \t]+(?:(?i:the)[ \t]+)?(?:" + _OWN_KIND + r"[ \t]+)?[`*'\"]?(?P<name>" + NAME + "|" + TYPE_NAME
+    + r")[`*'\"]?[ \t]+(?i:to|into|as)[ \t]"
+    r"|(?<![\w./-])(?P<before>" + NAME + "|" + TYPE_NAME + r")[`*'\"]?[ \t]+(?:" + _OWN_KIND + r"[ \t]+)?"
+    r"(?i:(?:was|were|has[ \t]+been|have[ \t]+been|is|are|got)[ \t]+)?(?i:renamed)[ \t]+(?i:to|into|as)[ \t]"
+)
 # A name taken as a clause's value: right after a frame word, or opening a labelled value.
 _FRAME_WORD = lazyre.compile(
     r"(?i:\b(?:from|uses?|using|via|through|with|reads?|in|run|runs|python3?|node|bash|pytest))\s+$")
@@ -194,6 +203,7 @@ def gone_names(claim: str) -> list[str]:
     under a condition, a plan or a negation in the clause before ("Once `RabbitMQ` is removed,
     …", "when `old_jobs` are deleted")."""
     names = [m["name"] for m in _RENAMED.finditer(claim) if not qualified(claim[:m.start()])]
+    names += [m["name"] or m["before"] for m in _RENAMED_TO.finditer(claim) if not qualified(claim[:m.start()])]
     for match in _GONE.finditer(claim):
         if not qualified(claim[:match.start()]):
             names.append(match["name"])
