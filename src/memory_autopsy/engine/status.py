@@ -28,7 +28,8 @@ from memory_autopsy.model import Fact, Finding
 from memory_autopsy.normalize import STOPWORDS, WORD, fold, normalize_claim, stem, tokens
 
 PENDING = frozenset({"pending", "in_progress", "blocked"})
-CONTAINED = 0.8  # share of the pending task's words found in the evidence
+CONTAINED = 0.7  # share of the pending task's words found in the evidence
+NEARLY = 0.8  # … below which a word the task qualifies otherwise is another task (_requalified)
 COVERED = 0.4  # share of the evidence's words that are the task's (a long log line is no match)
 MIN_WORDS = 2
 COMMON = 40  # a word in more evidence than this does not find candidates
@@ -130,6 +131,7 @@ class _Index:
             self.done[i] for i, shared in hits.items()
             if shared >= CONTAINED * len(words) and self._covers(words, shared, i) and self._pairs(task, self.done[i])
             and self._same_unit(unit, self.done[i])
+            and (shared >= NEARLY * len(words) or not _requalified(task.claim, self.done[i].claim, self.lexicon))
         ]
         if found:
             return _newest(found), "words"
@@ -172,7 +174,8 @@ class _Index:
             if _only_units(other, self.lexicon):
                 continue
             shared = len(title & other)
-            if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]):
+            if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]) and (
+                    shared >= NEARLY * len(title) or not _requalified(task.claim, self.done[i].claim, self.lexicon)):
                 found.append(self.done[i])
         return _newest(found) if found else None
 
@@ -397,7 +400,16 @@ def _age(fact: Fact) -> tuple[str, int]:
 def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     """The words that name a task: stemmed, without status words, stopwords, dates or the
     list number it opens with ("2. README_ja.md の作成" is the task "README_ja.md 更新 ✅" names)."""
-    words = set()
+    words = set(_spaced_task_words(claim, lexicon))
+    words.update(_ideograph_words(claim, lexicon))
+    # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
+    return frozenset(_folded(w) for w in words) - _work_stems(lexicon)
+
+
+@lru_cache(maxsize=65536)
+def _spaced_task_words(claim: str, lexicon: Lexicon) -> tuple[str, ...]:
+    """The task words written with spaces, stemmed, in the claim's order (status words left out)."""
+    words: list[str] = []
     text = claim.lstrip(" \t*_")
     numbered = _NUMBERING.match(text)
     text = text[numbered.end():] if numbered else claim
@@ -412,11 +424,31 @@ def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
             continue  # "set up": the doing of a task, where "set" alone may be a thing
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
-        words.add(_stem(token))
-    words -= _status_stems(lexicon)
-    words.update(_ideograph_words(claim, lexicon))
-    # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
-    return frozenset(_folded(w) for w in words) - _work_stems(lexicon)
+        word = _stem(token)
+        if word not in _status_stems(lexicon):
+            words.append(word)
+    return tuple(words)
+
+
+def _requalified(task: str, evidence: str, lexicon: Lexicon) -> bool:
+    """Whether the evidence qualifies a word the two share with another word than the task's:
+    "migrate the billing tables" is not "Migrated the invoice tables", a sub-scope of one kind
+    of thing. Read where only most of the task's words are in the evidence (NEARLY of them)."""
+    said, done = _in_order(task, lexicon), _in_order(evidence, lexicon)
+    task_set, done_set = set(said), set(done)
+    before_done = {word: done[at - 1] for at, word in enumerate(done) if at}
+    for at, word in enumerate(said):
+        if not at or word not in done_set:
+            continue
+        mine, theirs = said[at - 1], before_done.get(word)
+        if mine not in done_set and theirs is not None and theirs not in task_set:
+            return True
+    return False
+
+
+def _in_order(claim: str, lexicon: Lexicon) -> list[str]:
+    work = _work_stems(lexicon)
+    return [w for w in (_folded(word) for word in _spaced_task_words(claim, lexicon)) if w not in work]
 
 
 def _spaced_words(text: str) -> list[str]:
