@@ -103,13 +103,25 @@ class Repository:
     def holds(self, path: str, near: str = "") -> bool:
         """Whether the repository has `path` (a file or a folder): as written from its root or
         from the folder `near`, or as the trailing part of a longer path (memory drops a
-        leading `src/`), or on disk though git ignores it (a local `.env`)."""
+        leading `src/`), or on disk though git ignores it (a local `.env`). A path whose first
+        folder the root or `near` has is read from there alone: `supabase/migrations/` names
+        the root's `supabase/` (which holds `config.toml`) even where `upload/supabase/migrations/`
+        is listed."""
         path = path.strip("/").removeprefix("./")
-        if not path or any(p in self._tails for p in _from(path, near)):
+        if not path or self.has(path, near):
+            return True
+        if any(p in self._tails for p in _from(path, near)) and not self._anchored(path, near):
             return True
         on_disk = os.path.normpath(os.path.join(self.root, path))
         # only asked inside the tree: memory a pull request wrote never learns what lies outside it
         return self._roots.inside(on_disk) and os.path.lexists(on_disk)
+
+    def _anchored(self, path: str, near: str) -> bool:
+        """Whether a path's first folder is one the repository has at its root or in `near`:
+        the path is written from there, not as the tail of a longer one."""
+        first, slash, _ = path.partition("/")
+        return bool(slash) and first not in ("", ".", "..") and any(
+            p in self.folders for p in _from(first, near))
 
     @cached_property
     def _ignore_rules(self) -> tuple[tuple[str, str, bool], ...]:
@@ -133,6 +145,16 @@ class Repository:
         """Whether `path` is a listed file or folder as written from the root or from `near`
         (not as the trailing part of a longer path)."""
         return any(p in self.listed or p in self.folders for p in _from(path.strip("/").removeprefix("./"), near))
+
+    @cached_property
+    def _stems(self) -> frozenset[str]:
+        """Every listed file's path without its extension: `lib/utils` for `lib/utils.ts`."""
+        return frozenset(p.rpartition(".")[0] for p in self.listed if "." in p.rpartition("/")[2])
+
+    def has_module(self, path: str, near: str = "") -> bool:
+        """Whether `path` names a listed file without its extension, as an import does
+        (`lib/utils` for `lib/utils.ts`), from the root or from `near`."""
+        return any(p in self._stems for p in _from(path.strip("/").removeprefix("./"), near))
 
     def ignored(self, path: str) -> bool:
         """Whether the repository's `.gitignore` files leave `path` out: a local file (`.env`,

@@ -31,6 +31,8 @@ from memory_autopsy.engine.judges import REPOSITORY
 from memory_autopsy.engine.status import PENDING
 from memory_autopsy.grounds import Declared, Repository, admits
 from memory_autopsy.ingest.blocks import iter_blocks
+from memory_autopsy.ingest.reading import kind_of
+from memory_autopsy.lexicon import Lexicon, default_lexicon
 from memory_autopsy.model import HISTORY, Fact, Finding, Location
 from memory_autopsy.selection import matches
 
@@ -67,6 +69,12 @@ _MODAL = lazyre.compile(r"\b(?:will|shall|should|would|could|might|need(?:s|ed)?
                         r"todo|tbd|planned)\b", re.I)
 _LABELS = lazyre.compile(r"^(?:[^\W\d][^:\n]{0,40}:[ \t]+){0,2}")  # "Retry job: Notes: …", a table row's labels
 MODAL_REACH = 5  # words
+# A verb that reads or edits a file, or says what it documents, right before it ("consult `x`",
+# "an edit to `x`", "referenced in the `x` file"); not where data is kept ("stored in `cache.json`":
+# a file a run writes, as often local).
+_CONSULT = lazyre.compile(r"\b(?:review|consult|read|refer\s+to|look\s+(?:at|in)|an\s+edit\s+to|"
+                          r"(?:referenced|documented|described)\s+in(?:\s+the)?)\W*$", re.I)
+CONSULT_REACH = 4  # words
 _CLAUSE_END = lazyre.compile(r"[.;!?](?:\s|$)|\n")
 # Where a move, rename or replacement led ("Moved the job to `jobs/retry.py`", "renamed x.py to
 # y.py", "replaced `a/` with `b/`", "a.py → b.py"): that side is said to be there now.
@@ -74,7 +82,10 @@ _ARRIVED = lazyre.compile(
     r"\b(?:mov|renam|migrat|relocat|extract|split|merg)(?:e|ed|ing|s)?\b[^;\n]{0,200}?\s(?:to|into)\s"
     r"|\breplac(?:e|ed|ing|es)\b[^;\n]{0,200}?\s(?:with|by)\s|→|->", re.I)
 _CODE_SPAN = lazyre.compile(r"`([^`\n]{1,300})`")
+_SLASHED = lazyre.compile(r"[\w-][\w.-]{0,99}(?:/[\w.-]{1,100}){1,20}/?")  # "src/app/ui", "test/cases/21_pvc"
 _BARE = lazyre.compile(r"(?<![\w/.@:~`-])(@?(?:[\w.-]{1,100}/){1,20}[\w.-]{1,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
+# A path or a file's name out of code, where a store has no code marks: "Updated MODAL_PLAN.md", "docs/x.md".
+_NAMED = lazyre.compile(r"(?<![\w/.@:~`-])(@?(?:[\w.-]{1,100}/){0,20}[\w-][\w.-]{0,100}\.[A-Za-z0-9]{1,10})(?![\w/`])")
 # What may follow a file's name to point inside it: a line ("x.py:42", "x.py#L42"), a test's
 # node ("x.py::test_retry"), a function ("x.py:run()")
 _LINE_SUFFIX = lazyre.compile(r"(?::\d[\d:-]*|#L\d[\w-]*|::?[A-Za-z_]\w{0,100}(?:(?:\.|::)\w{1,100}){0,5}(?:\(\))?)$")
@@ -88,6 +99,9 @@ KIND_STEMS = frozenset("""component components module page screen view model ser
 # Folders builds and tools write, never tracked: a path under one is generated, not rotted.
 _GENERATED = frozenset({"build", "dist", "out", "target", "node_modules", "coverage", ".next", "__pycache__",
                         ".venv", "venv", ".cache", ".turbo", ".nuxt", ".svelte-kit"})
+# Of those, the ones no source folder is named, at any depth ("ui/dist", "packages/web/.next/"); a
+# nested `out/` or `build/` is as often the project's own (`internal/adapters/out/`).
+_GENERATED_ANYWHERE = _GENERATED - {"build", "out", "target", "coverage", "venv"}
 _SAMPLE = lazyre.compile(r"\b(?:examples?|samples?|templates?|or similar|e\.g\.)(?!\w)", re.I)
 _PRODUCT = lazyre.compile(r"^[A-Z][\w]*\.(?:js|ts)$")  # Next.js, Node.js, Three.js: a product, not a file
 
@@ -110,12 +124,12 @@ def find(ctx: Context, repo: Repository, exclude: tuple[str, ...] = (),
                 kept = [_arrived(written), *(c for c in _CLAUSE_END.split(written) if not _GONE.search(c))]
                 said = " ; ".join(part for part in kept if part.strip())
                 if said:
-                    yield from _paths(fact, repo, relative, said, exclude, importers)
+                    yield from _paths(fact, repo, relative, said, exclude, importers, ctx.lexicon)
             continue
         runs = any(runner in claim for runner in _RUNNERS)
         written = _as_written(fact, repo, relative) if paths or runs else claim  # read once for both
         if paths:
-            yield from _paths(fact, repo, relative, written, exclude, importers)
+            yield from _paths(fact, repo, relative, written, exclude, importers, ctx.lexicon)
         yield from _versions(fact, repo)
         if runs:
             yield from _commands(fact, repo, written)
@@ -141,15 +155,19 @@ def _grounded(rule: str, fact: Fact, message: str, where: list[tuple[str, int]],
 # -- paths --------------------------------------------------------------------------------
 
 
-def mentions(claim: str) -> list[tuple[str, bool]]:
-    """The repository paths a claim names, each with whether it was written as code."""
+def mentions(claim: str, unmarked: bool = False) -> list[tuple[str, bool]]:
+    """The repository paths a claim names, each with whether it was written as code.
+    `unmarked`: the claim is from a store that has no code marks (a knowledge graph's
+    observations, a JSON record): a file's name there is written bare ("Fixed
+    ExternalEANInsertModal.tsx: …") as markdown writes it in a code span, and is read as one."""
     found: list[tuple[str, bool]] = []
     for match in _CODE_SPAN.finditer(claim):
         found.append((match.group(1).strip(), True))
     rest = _CODE_SPAN.sub(" ", claim) if "`" in claim else claim
-    for match in _BARE.finditer(rest):
+    for match in (_NAMED if unmarked else _BARE).finditer(rest):
         found.append((match.group(1), False))
-    return [(path, coded) for text, coded in found if (path := _as_path(text, coded))]
+    # out of code, "Chart.js" is a product (`_as_path`); a name an unmarked store writes is as code
+    return [(path, coded or unmarked) for text, coded in found if (path := _as_path(text, coded))]
 
 
 def _as_path(text: str, coded: bool) -> str:
@@ -186,12 +204,13 @@ def _from_file(written: str, near: str) -> str:
 
 
 def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: tuple[str, ...],
-           importers: frozenset[str] = frozenset()) -> Iterator[Finding]:
+           importers: frozenset[str] = frozenset(), lexicon: Lexicon | None = None) -> Iterator[Finding]:
     """`relative`: the memory file's path in the repository; its folder is where a path it names
     may be written from. `written`: the claim as its lines write it (`_as_written`)."""
     claim = fact.claim
-    named = mentions(written)
     near = relative.rpartition("/")[0]
+    named = mentions(written, unmarked=fact.shape not in _AS_LINES)
+    named += _unmarked(written, repo, near, {path for path, _ in named})
     if not named:
         return
     heading, opening = _scopes(fact)
@@ -202,7 +221,7 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
         # item's own label, "`retry_job.py`: runs …", is the file the item claims, not a section)
     other_tree = any(not repo.holds(base, near) for base in opening)
     pending = fact.status in PENDING
-    done = _reports_work(fact)
+    done = _reports_work(fact, lexicon or default_lexicon())
     if not pending and not done and _TO_DO.match(_LABELS.sub("", claim)):
         return  # an instruction to make or move the file: work to do
     for written_path, coded in named:
@@ -219,7 +238,8 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
             continue  # the item is about a folder the repository lacks: its paths are in there
-        if not done and _modal(written, written_path):
+        consulted = _consulted(written, written_path) and not _SAMPLE.search(fact.entity)
+        if not done and not consulted and _modal(written, written_path):
             continue  # "will add", "should go in": not there yet, or not said to be
         if repo.holds(path, near) or _left_alone(repo, path, exclude):
             continue
@@ -232,9 +252,30 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             if len(elsewhere) == 1 and (_CREATE.match(claim) or _only_names(claim, written_path)):
                 yield _at_mention(_done_elsewhere(fact, repo, path, elsewhere[0]), fact, repo, relative, written_path)
             continue
-        if "/" not in path and not elsewhere and not _leads(claim, path) and not done:
+        about = _leads(claim, path) or _leads(written, path)  # the item's label as its line writes it, too
+        if "/" not in path and not elsewhere and not about and not done and not consulted:
             continue  # a bare name in a sentence (`coverage.py`, "a `util.go` in each package")
         yield _at_mention(_missing(fact, repo, path, elsewhere, moved=moved), fact, repo, relative, written_path)
+
+
+def _unmarked(written: str, repo: Repository, near: str, named: set[str]) -> list[tuple[str, bool]]:
+    """The paths a claim names that `mentions` does not read, as there is no extension to tell
+    them: a folder in a code span without its closing slash ("installed into
+    `src/app/components/ui`"), and a path an item gives alone, whatever ends it ("- src/env.jss",
+    "* test/cases/21_pvc_sync_security"). Each only where the repository has its first folder
+    (it is written from there: not "client/server", "and/or") and no file it names without an
+    extension, as an import does (`lib/utils` for `lib/utils.ts`)."""
+    found: list[tuple[str, bool]] = []
+    alone = written.strip().strip("*_")
+    if _SLASHED.fullmatch(alone):
+        found.append((alone, False))
+    for match in _CODE_SPAN.finditer(written):
+        text = match.group(1).strip()
+        if _SLASHED.fullmatch(text) and not text.endswith("/") and "." not in text.rpartition("/")[2]:
+            found.append((text, True))
+    return [(text, coded) for text, coded in found
+            if text not in named and text.rstrip("/") + "/" not in named and not _PLACEHOLDER.search(text)
+            and repo.has(text.partition("/")[0], near) and not repo.has_module(text, near)]
 
 
 # A line of a directory tree: "│   ├── api/   # entry point", "└── README.md", "|-- src/".
@@ -372,8 +413,10 @@ def _tree(block: list[str], repo: Repository, near: str, exclude: tuple[str, ...
 
 def _left_alone(repo: Repository, path: str, exclude: tuple[str, ...]) -> bool:
     """A path the layer does not look for: one the rule file excludes, git ignores, or a build
-    writes (under a generated folder)."""
-    return any(matches(path, glob) for glob in exclude) or repo.ignored(path) or path.split("/", 1)[0] in _GENERATED
+    writes (under a generated folder: `dist/app.js`, `ui/dist`)."""
+    parts = path.rstrip("/").split("/")
+    return (any(matches(path, glob) for glob in exclude) or repo.ignored(path)
+            or parts[0] in _GENERATED or any(part in _GENERATED_ANYWHERE for part in parts))
 
 
 def _where_else(repo: Repository, path: str) -> tuple[list[str], bool]:
@@ -489,6 +532,19 @@ def _arrived(written: str) -> str:
     return " ; ".join(parts)
 
 
+def _consulted(written: str, path: str) -> bool:
+    """Whether the claim sends its reader to the file to read or edit it, or says what it
+    documents ("Review `notes.mdc` to see …", "should consult `notes.mdc`", "Suggest an edit to
+    `notes.mdc`", "stored and referenced in the `notes.mdc` file"): it takes the file to be
+    there, whatever modal word comes with it. Not in a section that is an example ("## Example
+    Scenario")."""
+    at = written.find(path)
+    if at < 0:
+        return False
+    before = _CLAUSE_END.split(written[:at])[-1].split()[-CONSULT_REACH:]
+    return _CONSULT.search(" ".join(before)) is not None
+
+
 def _modal(written: str, path: str) -> bool:
     """Whether a modal or future word bears on the path: among the few words of its clause
     before it ("will add", "should go in", "need to create") or right after it ("… will hold").
@@ -533,10 +589,16 @@ def _about_absent_file(heading: str, repo: Repository) -> bool:
     return False
 
 
-def _reports_work(fact: Fact) -> bool:
+def _reports_work(fact: Fact, lexicon: Lexicon) -> bool:
     """The claim reports work done ("Created `verify_grouping.py` to confirm …", "✅ English
-    prompts in `prompts_v2.py`"): the files it names were made, and should be there."""
-    return fact.kind == "event" or fact.status == "done"
+    prompts in `prompts_v2.py`"): the files it names were made, and should be there. A store
+    whose reader gives its records no kind (a knowledge graph's observations) is read as a
+    markdown line is: one opening with a verb of work in the past tense ("Updated
+    MODAL_PLAN.md to …", "Fixed ItemModal.tsx: …") reports it."""
+    if fact.kind == "event" or fact.status == "done":
+        return True
+    return fact.shape not in _AS_LINES and fact.kind == "state" and not fact.status and kind_of(
+        fact.claim, lexicon, status="", section_status="", guideline_section=False) == "event"
 
 
 def _only_names(claim: str, path: str) -> bool:
