@@ -19,6 +19,8 @@ nothing tells the two apart:
 - both are written in Latin script: the packaged model was trained on English, and its
   similarity between two texts in another script says little;
 - a heuristic finding does not already link them, and neither is a flagged copy.
+Pairs are tried most similar first (TOP_K partners a fact at most), and a fact restates once:
+its nearest partner may be a sibling the checks turn down, and its restatement the next.
 Until the real eval measures them its findings are `review`: they inform, they fail no run.
 PARAPHRASE was measured with the packaged static model (embed.static), and only it runs this:
 another model's cosines sit elsewhere and would need their own measure.
@@ -45,6 +47,7 @@ PARAPHRASE = 0.86
 NEAR = 0.75
 SHARED = 0.6
 MIN_WORDS = 4
+TOP_K = 4  # candidate partners per fact, tried most similar first; one finding per fact
 _NUMBER = lazyre.compile(r"\d+(?:[.,]\d+)*")
 # A name of code: snake_case, camelCase or dotted (a file, a module's member), or a code span.
 _IDENTIFIER = lazyre.compile(r"`[^`\n]+`|\b(?:\w+_\w+|[a-z]+[A-Z]\w*|\w{2,}\.[A-Za-z]\w+)\b")
@@ -67,7 +70,10 @@ def paraphrases(ctx: Context, facts: Sequence[Fact], vectors: Callable[[Sequence
         block = vectors(group)
         flagged: set[int] = set()
         places: set[tuple[str, int, str, int]] = set()
-        for i, j, cosine in candidate_pairs(words, block, NEAR, top_k=1):
+        # the most similar pairs first, a few per fact: a fact's nearest may be a sibling the
+        # checks turn down, and its restatement the next
+        pairs = sorted(candidate_pairs(words, block, NEAR, top_k=TOP_K), key=lambda p: (-p[2], p[0], p[1]))
+        for i, j, cosine in pairs:
             older, newer = group[i], group[j]
             place = (newer.path, newer.line, older.path, older.line)
             if j in flagged or i in flagged or place in places:
