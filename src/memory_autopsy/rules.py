@@ -124,14 +124,16 @@ RULES: tuple[Rule, ...] = (
           runs Redis 6", "Node version 18", "pydantic v1 for the models"). The older fact is flagged. With no observation order, the lower version is flagged. Also stale: an
           install line pinned to a release (`npx think-tank@2.0.7`) when a later line says the
           project is currently at a higher version; a line that gives the project's current
-          version ("Current Version: 1.0.0") when its store records a later release (a changelog
-          row, "Released v1.0.1"); and a line that still names a memory file
+          version ("Current Version: 1.0.0", "**Version:** 1.0.0") when its store records a later
+          release (a changelog row, "Released v1.0.1", "RELEASED 2026-07-17: Version 1.0.1 - …")
+          or another line gives a higher current version ("Canonical current version: 1.0.1");
+          and a line that still names a memory file
           which retired itself in its opening lines ("DEPRECATED: this memory has been moved to
           …"): the agent is sent to knowledge its author withdrew. A state line that still takes
           a code-like name as its value ("arena from `table_matchmaking`") after another line
           rejects it ("Do NOT use `table_matchmaking`", "`venv/` (legacy)") is stale, as is a
           state line naming anywhere a name recorded gone ("Deleted: tests/test_quick.py",
-          "`x.py` was removed", "renamed from X → Y", each code-like name of "Dropped
+          "`x.py` was removed", "renamed from X → Y", "Renamed `x` to `y`", each code-like name of "Dropped
           columns: seed, output_size, image_data"), and so is
           a claim still marked open ("(needs confirmation)", "(TBD)", "要確認") whose code-like
           name another line, not older, states as plain fact. In a git work tree (the grounding
@@ -154,8 +156,13 @@ RULES: tuple[Rule, ...] = (
           ("Created `verify_grouping.py` …", a checked item) says so of a bare file name too, when
           no listed file has that name. When one listed file has that name, the finding
           names it: usually the file moved; failing that, where git's rename detection followed
-          the path (one `git log`, run only when a path is missing). A path is read as a link
-          is: "../src/x.py" from the memory file's folder, "src/x.py:42", "src/x.py::test_x" and
+          the path (one `git log`, run only when a path is missing). A path is read from the
+          folder the repository has that it opens with (`supabase/migrations/` is not
+          `upload/supabase/migrations/`); a folder in code quotes without its closing slash and a
+          path an item gives alone are paths too, where the repository has their first folder and
+          no file they name as an import does (`lib/utils` for `lib/utils.ts`); a knowledge graph's
+          observations name files bare, and a claim that sends its reader to a file ("consult
+          `notes.mdc`") says it is there. A path is read as a link is: "../src/x.py" from the memory file's folder, "src/x.py:42", "src/x.py::test_x" and
           "src/x.py:run()" as the file, "@src/x.py" as the file attached (in CLAUDE.md an import:
           `broken_link`). Silent for code blocks, URLs, globs, placeholders
           (`<name>`, `path/to/…`, `PAGE_NAME/`, `snake_case.py`), absolute and home paths, paths
@@ -193,7 +200,12 @@ RULES: tuple[Rule, ...] = (
           column). A task may be named by its verb or its noun ("migrate the billing tables",
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
           (partial)", "✅ … (80% complete)") is no evidence it is done, and a heading that gives its
-          title a share done ("### 4. Integrations - 50% complete") is in progress. With the static
+          title a share done ("### 4. Integrations - 50% complete") is in progress. Most of a
+          task's words (seven in ten) in the evidence name it, unless the evidence qualifies a
+          word they share with another ("billing tables" is not "invoice tables"). A numbered unit
+          whose predicate is a status has it ("**Phase 4** — Active (…)", "Phase 5 (Convoy): Not
+          started — …"), and a claim that gives several units each its status tells each one
+          ("Phase 1+2 done, Phase 3 (Testing) open"). With the static
           model (`--engine embed`), a task and its evidence written in other words are paired by
           meaning too (for review). A numbered unit of work inside a run of them is one
           task ("Phases 3-6 planned" against "## Phase 4 ✅ COMPLETE"; "Phases 0-12 complete
