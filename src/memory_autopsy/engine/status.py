@@ -131,7 +131,7 @@ class _Index:
             self.done[i] for i, shared in hits.items()
             if shared >= CONTAINED * len(words) and self._covers(words, shared, i) and self._pairs(task, self.done[i])
             and self._same_unit(unit, self.done[i])
-            and (shared >= NEARLY * len(words) or not _requalified(task.claim, self.done[i].claim, self.lexicon))
+            and (shared >= NEARLY * len(words) or _near_enough(task.claim, self.done[i].claim, self.lexicon))
         ]
         if found:
             return _newest(found), "words"
@@ -175,7 +175,7 @@ class _Index:
                 continue
             shared = len(title & other)
             if shared >= CONTAINED * len(title) and shared >= CONTAINED * len(other) and self._pairs(task, self.done[i]) and (
-                    shared >= NEARLY * len(title) or not _requalified(task.claim, self.done[i].claim, self.lexicon)):
+                    shared >= NEARLY * len(title) or _near_enough(task.claim, self.done[i].claim, self.lexicon)):
                 found.append(self.done[i])
         return _newest(found) if found else None
 
@@ -428,6 +428,16 @@ def _spaced_task_words(claim: str, lexicon: Lexicon) -> tuple[str, ...]:
         if word not in _status_stems(lexicon):
             words.append(word)
     return tuple(words)
+
+
+def _near_enough(task: str, evidence: str, lexicon: Lexicon) -> bool:
+    """Whether a task most of whose words (CONTAINED, not NEARLY) the evidence says is the
+    evidence's task: written with spaces on both sides (words read out of a run of ideographs
+    are pieces of a compound, "パイプライン検証" / "パイプライン構築", which tell apart in one
+    piece what words do in one word), and no shared word qualified otherwise."""
+    if _UNSPACED_RUN.search(task) or _UNSPACED_RUN.search(evidence):
+        return False
+    return not _requalified(task, evidence, lexicon)
 
 
 def _requalified(task: str, evidence: str, lexicon: Lexicon) -> bool:
