@@ -201,7 +201,7 @@ RULES: tuple[Rule, ...] = (
           "Billing tables migration"); work only begun ("Began …") or done in part ("✅ …
           (partial)", "✅ … (80% complete)") is no evidence it is done, and a heading that gives its
           title a share done ("### 4. Integrations - 50% complete") is in progress. Most of a
-          task's words (seven in ten) in the evidence name it, unless the evidence qualifies a
+          task's words (seven in ten, where both are written with spaces) in the evidence name it, unless the evidence qualifies a
           word they share with another ("billing tables" is not "invoice tables"). A numbered unit
           whose predicate is a status has it ("**Phase 4** — Active (…)", "Phase 5 (Convoy): Not
           started — …"), and a claim that gives several units each its status tells each one
