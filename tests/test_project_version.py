@@ -52,6 +52,8 @@ def test_a_current_version_behind_a_recorded_release_is_stale(tmp_path: Path, cu
     ("- Python version: 3.11", "- Current version: 3.12.1"),  # a version labelled with another name
     ("- Sailor version: v1.22.0", "- Released v1.25.0"),
     ("- Version: 1.0.0", "- Node.js 18.1.0 is the current runtime"),  # no current version of the project
+    ("- Version: 1.0.0", "- Node.js current version is 22.1.0"),  # another's current version
+    ("- Version: 1.0.0", "- React's current version: 19.1.0"),
 ])
 def test_the_same_older_or_anothers_version_is_not_stale(tmp_path: Path, current: str, release: str) -> None:
     write(tmp_path / "memory-bank" / "productContext.md", f"# Product Context\n\n## Overview\n{current}\n")

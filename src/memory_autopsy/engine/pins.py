@@ -66,6 +66,7 @@ _RELEASE_LABEL = lazyre.compile(
 _RELEASE_WORDS = ("releas", "shipped", "publish", "tagged", "bumped")
 _BARE_VERSION = lazyre.compile(version_pattern("v"))
 _OPENS = lazyre.compile(r"[\W_]{0,8}")  # marks before a claim's first word
+_WORDS = lazyre.compile(r"[^\s*_`:\-–—]+")
 
 
 def project_version(ctx: Context) -> Iterator[Finding]:
@@ -78,7 +79,7 @@ def project_version(ctx: Context) -> Iterator[Finding]:
         current = CURRENT.match(fact.claim, opened.end() if opened else 0) or VERSION_LABEL.match(fact.claim)
         if current is not None:
             said.append((_key(current["version"]), current["version"], fact))
-        elif (anywhere := CURRENT.search(fact.claim)) is not None and "@" not in fact.claim:
+        elif (anywhere := CURRENT.search(fact.claim)) is not None and _the_projects(fact.claim[:anywhere.start()]):
             records.append((anywhere["version"], fact))  # "Canonical current version: 0.1.17"
     if not said:
         return
@@ -105,6 +106,15 @@ def project_version(ctx: Context) -> Iterator[Finding]:
             f"{release[1]}: {quote(release[2].claim)!r}",
             related=[release[2]], extra={"how": "release"},
         )
+
+
+# Words before "current version" that leave it the project's ("Canonical current version: …");
+# any other names whose it is ("Node.js current version is 22", "React's current version").
+_OF_THE_PROJECT = frozenset("the our its canonical actual official real true project app application project's app's".split())
+
+
+def _the_projects(before: str) -> bool:
+    return all(word in _OF_THE_PROJECT for word in _WORDS.findall(before.casefold()))
 
 
 def _place(ctx: Context, fact: Fact) -> tuple[str, str]:
