@@ -433,8 +433,8 @@ def _spaced_task_words(claim: str, lexicon: Lexicon) -> tuple[str, ...]:
 def _near_enough(task: str, evidence: str, lexicon: Lexicon) -> bool:
     """Whether a task most of whose words (CONTAINED, not NEARLY) the evidence says is the
     evidence's task: written with spaces on both sides (words read out of a run of ideographs
-    are pieces of a compound, "パイプライン検証" / "パイプライン構築", which tell apart in one
-    piece what words do in one word), and no shared word qualified otherwise."""
+    are pieces of a compound, "パイプライン検証" / "パイプライン構築", where one piece tells two
+    tasks apart), and no shared word qualified otherwise."""
     if _UNSPACED_RUN.search(task) or _UNSPACED_RUN.search(evidence):
         return False
     return not _requalified(task, evidence, lexicon)
