@@ -22,7 +22,7 @@ from memory_autopsy.embed.protocol import Embedder, EmbedError
 from memory_autopsy.embed.recheck import judged_pairs, recheck
 from memory_autopsy.embed.static import StaticEmbedder
 from memory_autopsy.embed.status_pairs import status_pairs
-from memory_autopsy.engine.context import Context, fact_body, runs_of
+from memory_autopsy.engine.context import Context, fact_body
 from memory_autopsy.engine.findings import plain_finding
 from memory_autopsy.model import Fact, Fidelity, Finding
 from memory_autopsy.settings import Settings
@@ -71,11 +71,10 @@ class EmbeddingLayer:
                 degraded(f"embedding layer skipped, heuristic findings stand: {where}: {error}")
             ]
         findings: list[Finding] = []
-        runs = runs_of([f for facts in groups for f in facts])
         for facts in groups:
             words = [frame_words(f, ctx.vocabulary) for f in facts]
             for i, j, cosine in candidate_pairs(words, block(facts), BAND_GREY):
-                finding = recheck(ctx, facts[i], facts[j], cosine, judged, runs)
+                finding = recheck(ctx, facts[i], facts[j], cosine, judged)
                 if finding is not None:
                     findings.append(finding)
         judged |= judged_pairs(findings)[0]

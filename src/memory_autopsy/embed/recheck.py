@@ -19,7 +19,7 @@ frames with dates are left alone: "had an outage in X" / "in Y" are events, not 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import combinations
 
 from memory_autopsy.claims import find_transition, is_versioned_slot, negated
@@ -52,13 +52,8 @@ def judged_pairs(found: Iterable[Finding]) -> tuple[set[frozenset[str]], set[tup
 
 
 def recheck(
-    ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset[str]],
-    runs: Mapping[int, int] | None = None,
+    ctx: Context, a: Fact, b: Fact, cosine: float, judged: set[frozenset[str]]
 ) -> Finding | None:
-    """`runs`: each fact's run of adjoining lines (engine.context.runs_of), where two items of one
-    list or table are told apart: written side by side to differ ("Product pages cache HTML in
-    Redis" / "Search pages keep HTML in Memcached"), they are two subjects, not one slot's
-    two values."""
     if a.id == b.id or frozenset((a.id, b.id)) in judged:
         return None
     if a.fidelity is Fidelity.FULL and b.fidelity is Fidelity.FULL:
@@ -76,8 +71,8 @@ def recheck(
         return None  # a verb, an adjective or a description is no value: no slot to conflict on
     order = observed_order(a, b)
     if order is None:
-        if runs is not None and _siblings(a, b, runs):
-            return None
+        if _siblings(ctx, a, b):
+            return None  # items of one list written side by side to differ: two subjects
         return _hedge(a, b, reading, cosine) if cosine >= HEDGE else None
     if reading.proven < TIME_CUE:
         return None  # two bare frames with dates: events ("had an outage in X") are not states
@@ -86,17 +81,16 @@ def recheck(
     return _dated(ctx, b, a, reading.right, reading.left, reading, cosine)
 
 
-def _siblings(a: Fact, b: Fact, runs: Mapping[int, int]) -> bool:
+def _siblings(ctx: Context, a: Fact, b: Fact) -> bool:
     """Two items of one markdown list or table that open with two subjects ("Product pages
     cache …" / "Search results pages keep …"). Not items naming one subject ("billing-store:
     …" on both; "our session tokens live in redis" / "session tokens are kept in memcached"),
     nor a graph's observations (one entity's, not items written to differ)."""
-    if a.shape in NAMED_SHAPES or b.shape in NAMED_SHAPES or a.path != b.path:
+    if a.shape in NAMED_SHAPES or b.shape in NAMED_SHAPES:
         return False
     if fact_body(a) != a.claim or fact_body(b) != b.claim:
         return False
-    run = runs.get(a.order)
-    return run is not None and run == runs.get(b.order) and _opening(a.claim) != _opening(b.claim)
+    return ctx.one_run(a, b) and _opening(a.claim) != _opening(b.claim)
 
 
 SUBJECT_WORDS = 2  # the content words an item opens with: its subject, as near as words tell

@@ -238,8 +238,9 @@ def _paths(fact: Fact, repo: Repository, relative: str, written: str, exclude: t
             continue  # `data/`, `themes/`: a top folder alone is as often a local or sibling one
         if other_tree and path not in opening:
             continue  # the item is about a folder the repository lacks: its paths are in there
-        consulted = _consulted(written, written_path) and not _SAMPLE.search(fact.entity)
-        if not done and not consulted and _modal(written, written_path):
+        around = _clause_around(written, written_path)
+        consulted = around is not None and _consulted(around[0]) and not _SAMPLE.search(fact.entity)
+        if not done and not consulted and around is not None and _modal(*around):
             continue  # "will add", "should go in": not there yet, or not said to be
         if repo.holds(path, near) or _left_alone(repo, path, exclude):
             continue
@@ -532,29 +533,32 @@ def _arrived(written: str) -> str:
     return " ; ".join(parts)
 
 
-def _consulted(written: str, path: str) -> bool:
-    """Whether the claim sends its reader to the file to read or edit it, or says what it
-    documents ("Review `notes.mdc` to see …", "should consult `notes.mdc`", "Suggest an edit to
-    `notes.mdc`", "stored and referenced in the `notes.mdc` file"): it takes the file to be
-    there, whatever modal word comes with it. Not in a section that is an example ("## Example
-    Scenario")."""
+def _clause_around(written: str, path: str) -> tuple[list[str], list[str]] | None:
+    """The words of the path's clause before it and after it; None when the claim does not
+    write the path."""
     at = written.find(path)
     if at < 0:
-        return False
-    before = _CLAUSE_END.split(written[:at])[-1].split()[-CONSULT_REACH:]
-    return _CONSULT.search(" ".join(before)) is not None
+        return None
+    return (_CLAUSE_END.split(written[:at])[-1].split(),
+            _CLAUSE_END.split(written[at + len(path):], maxsplit=1)[0].split())
 
 
-def _modal(written: str, path: str) -> bool:
-    """Whether a modal or future word bears on the path: among the few words of its clause
-    before it ("will add", "should go in", "need to create") or right after it ("… will hold").
-    One further off bears on something else ("The MVP will focus on …, as detailed in `x.md`")."""
-    at = written.find(path)
-    if at < 0:
-        return False
-    before = _CLAUSE_END.split(written[:at])[-1].split()[-MODAL_REACH:]
-    after = _CLAUSE_END.split(written[at + len(path):], maxsplit=1)[0].split()[:MODAL_REACH - 2]
-    return _MODAL.search(" ".join(before)) is not None or _MODAL.search(" ".join(after)) is not None
+def _consulted(before: list[str]) -> bool:
+    """Whether the words of the path's clause before it send its reader to the file to read or
+    edit it, or say what it documents ("Review `notes.mdc` to see …", "should consult
+    `notes.mdc`", "Suggest an edit to `notes.mdc`", "stored and referenced in the `notes.mdc`
+    file"): the claim takes the file to be there, whatever modal word comes with it. (Not in a
+    section that is an example, "## Example Scenario": the caller's.)"""
+    return _CONSULT.search(" ".join(before[-CONSULT_REACH:])) is not None
+
+
+def _modal(before: list[str], after: list[str]) -> bool:
+    """Whether a modal or future word bears on the path, given its clause's words before and
+    after it: among the few before it ("will add", "should go in", "need to create") or right
+    after it ("… will hold"). One further off bears on something else ("The MVP will focus on
+    …, as detailed in `x.md`")."""
+    return (_MODAL.search(" ".join(before[-MODAL_REACH:])) is not None
+            or _MODAL.search(" ".join(after[:MODAL_REACH - 2])) is not None)
 
 
 def _at_mention(finding: Finding, fact: Fact, repo: Repository, relative: str, path: str) -> Finding:

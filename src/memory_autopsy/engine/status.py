@@ -13,6 +13,7 @@ a done mark is the stronger statement. Candidates come from an index of words: l
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
@@ -23,7 +24,7 @@ from memory_autopsy.cues import share_done
 from memory_autopsy.dates import by_first_letter
 from memory_autopsy.engine.context import Context, observed_order
 from memory_autopsy.engine.findings import fact_finding, quote
-from memory_autopsy.lexicon import IDEOGRAPHS_AND_KANA, Lexicon, unspaced
+from memory_autopsy.lexicon import IDEOGRAPHS_AND_KANA, Lexicon, unit_alternation, unspaced
 from memory_autopsy.model import Fact, Finding
 from memory_autopsy.normalize import STOPWORDS, WORD, fold, normalize_claim, stem, tokens
 
@@ -210,9 +211,7 @@ def _ranges(ctx: Context, claims: Sequence[Fact], flagged: set[int]) -> Iterator
             runs += _spans(fact, lexicon)
         elif "ll " in fact.claim or "LL " in fact.claim:  # "All phases complete", looked for only then
             runs += _all_done(fact, lexicon)
-    claims_told: dict[int, int] = {}
-    for span in runs:
-        claims_told[span.fact.order] = claims_told.get(span.fact.order, 0) + 1
+    claims_told = Counter(span.fact.order for span in runs)  # a claim telling several units is a run too
     if not any(span.high > span.low or claims_told[span.fact.order] > 1 for span in runs):
         return
     by_kind: dict[str, list[_Span]] = {}
@@ -282,7 +281,7 @@ _CONDITION = lazyre.compile(r"\b(?:once|when|whenever|after|until|till|if|unless
 
 @lru_cache(maxsize=8)
 def _all_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = _unit_alternation(lexicon)
+    words = unit_alternation(lexicon)
     # the words of a unit's status done, each one the lexicon's ("complete", "shipped", …)
     return re.compile(rf"\ball[ \t]+(?:the[ \t]+)?(?:(\d{{1,3}})[ \t]+)?({words})(?:s|es)[ \t]*(?:are[ \t]+|were[ \t]+|[:—–-][ \t]*)?"
                       r"(?:complete|completed|done|finished|shipped)\b", re.I)
@@ -377,7 +376,7 @@ def _written_status(text: str, lexicon: Lexicon) -> str:
 
 @lru_cache(maxsize=8)
 def _span_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = _unit_alternation(lexicon)
+    words = unit_alternation(lexicon)
     number = r"#?(\d{1,4})(?![.\d])"
     # Searched in every claim: the words grouped by their first letter (half the time of the flat list)
     return re.compile(
@@ -400,15 +399,14 @@ def _age(fact: Fact) -> tuple[str, int]:
 def task_words(claim: str, lexicon: Lexicon) -> frozenset[str]:
     """The words that name a task: stemmed, without status words, stopwords, dates or the
     list number it opens with ("2. README_ja.md の作成" is the task "README_ja.md 更新 ✅" names)."""
-    words = set(_spaced_task_words(claim, lexicon))
-    words.update(_ideograph_words(claim, lexicon))
-    # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
-    return frozenset(_folded(w) for w in words) - _work_stems(lexicon)
+    ideographs = frozenset(_folded(w) for w in _ideograph_words(claim, lexicon)) - _work_stems(lexicon)
+    return frozenset(_spaced_task_words(claim, lexicon)) | ideographs
 
 
 @lru_cache(maxsize=65536)
 def _spaced_task_words(claim: str, lexicon: Lexicon) -> tuple[str, ...]:
-    """The task words written with spaces, stemmed, in the claim's order (status words left out)."""
+    """The task words written with spaces, stemmed and folded, in the claim's order (status
+    words and the doing of the task left out)."""
     words: list[str] = []
     text = claim.lstrip(" \t*_")
     numbered = _NUMBERING.match(text)
@@ -425,8 +423,9 @@ def _spaced_task_words(claim: str, lexicon: Lexicon) -> tuple[str, ...]:
         if len(token) == 4 and token.isdigit() and token.startswith("20") or "." in token:
             continue  # a year or a version: "testing of release 2.14.22" is the same task later
         word = _stem(token)
-        if word not in _status_stems(lexicon):
-            words.append(word)
+        # "Create the docs set" is "Generated the docs set" when done: the doing is no task word
+        if word not in _status_stems(lexicon) and (folded := _folded(word)) not in _work_stems(lexicon):
+            words.append(folded)
     return tuple(words)
 
 
@@ -444,7 +443,7 @@ def _requalified(task: str, evidence: str, lexicon: Lexicon) -> bool:
     """Whether the evidence qualifies a word the two share with another word than the task's:
     "migrate the billing tables" is not "Migrated the invoice tables", a sub-scope of one kind
     of thing. Read where only most of the task's words are in the evidence (NEARLY of them)."""
-    said, done = _in_order(task, lexicon), _in_order(evidence, lexicon)
+    said, done = _spaced_task_words(task, lexicon), _spaced_task_words(evidence, lexicon)
     task_set, done_set = set(said), set(done)
     before_done = {word: done[at - 1] for at, word in enumerate(done) if at}
     for at, word in enumerate(said):
@@ -454,11 +453,6 @@ def _requalified(task: str, evidence: str, lexicon: Lexicon) -> bool:
         if mine not in done_set and theirs is not None and theirs not in task_set:
             return True
     return False
-
-
-def _in_order(claim: str, lexicon: Lexicon) -> list[str]:
-    work = _work_stems(lexicon)
-    return [w for w in (_folded(word) for word in _spaced_task_words(claim, lexicon)) if w not in work]
 
 
 def _spaced_words(text: str) -> list[str]:
@@ -590,14 +584,9 @@ def _unit_stems(lexicon: Lexicon) -> frozenset[str]:
     return frozenset(_folded(stem(w)) for w in lexicon.unit_words)
 
 
-def _unit_alternation(lexicon: Lexicon) -> str:
-    """The unit words as one alternation, the longest first ("iteration" before "iter")."""
-    return "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
-
-
 @lru_cache(maxsize=8)
 def _unit_pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    words = _unit_alternation(lexicon)
+    words = unit_alternation(lexicon)
     return re.compile(rf"(?:第[ \t]*)?({words})s?[ \t]*#?(\d+(?:\.\d+)*)(?![.\d]|[ \t]*[-–/][ \t]*\d)", re.I)
 
 

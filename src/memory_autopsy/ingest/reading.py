@@ -11,7 +11,7 @@ from typing import NamedTuple
 from memory_autopsy import lazyre
 from memory_autopsy.clauses import qualified
 from memory_autopsy.dates import find_dates, find_month, parse_date
-from memory_autopsy.lexicon import Lexicon, unspaced
+from memory_autopsy.lexicon import Lexicon, unit_alternation, unspaced
 from memory_autopsy.normalize import WORD
 
 # The first word (a letter, then letters, digits, `_`, `'`, `’` or `-`) and the next: what lies
@@ -125,7 +125,7 @@ def _unit_predicate(lexicon: Lexicon) -> re.Pattern[str]:
     before a separator or the end: "**Phase 4** — Active (task card redesign)", "Phase 5
     (Convoy): Not started — Convoy model", "Sprint 3 - done". Not a unit whose predicate goes
     on in words ("Phase 2: Testing the parser", "Step 3: next, wire the API")."""
-    units = "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+    units = unit_alternation(lexicon)
     said = sorted({*lexicon.status_words, *lexicon.unit_status_words}, key=len, reverse=True)
     statuses = "|".join(re.escape(w) for w in said if not unspaced(w))
     return re.compile(

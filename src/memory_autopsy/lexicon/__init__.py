@@ -4,6 +4,7 @@ guideline leads), as data: one JSON file per language, merged; the rule file add
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -82,6 +83,12 @@ class Lexicon:
         return replace(self, section_kinds=MappingProxyType(kinds), status_words=MappingProxyType(words))
 
 
+def unit_alternation(lexicon: Lexicon) -> str:
+    """The unit words ("phase", "sprint") as one alternation, the longest first ("iteration"
+    before "iter")."""
+    return "|".join(re.escape(w) for w in sorted(lexicon.unit_words, key=len, reverse=True))
+
+
 def _load(language: str) -> dict[str, Any]:
     # Beside this module (importlib.resources would cost the hook ~4 ms of imports, zipfile
     # included, for a package that is never imported from a zip)
@@ -104,8 +111,9 @@ def default_lexicon() -> Lexicon:
                 merged.setdefault(key, []).extend(value)
             else:
                 merged.setdefault(key, value)
-    words = {w.casefold(): status for status, items in merged["status_words"].items() for w in items}
-    unit_statuses = {w.casefold(): status for status, items in merged.get("unit_status_words", {}).items() for w in items}
+    def by_word(key: str) -> MappingProxyType[str, str]:
+        """A table of status -> words read as word -> status."""
+        return MappingProxyType({w.casefold(): status for status, items in merged.get(key, {}).items() for w in items})
 
     def folded(key: str) -> frozenset[str]:
         return frozenset(w.casefold() for w in merged.get(key, ()))
@@ -114,7 +122,7 @@ def default_lexicon() -> Lexicon:
         section_kinds=MappingProxyType({k.casefold(): v for k, v in merged["section_kinds"].items()}),
         section_leads=MappingProxyType({k.casefold(): v for k, v in merged.get("section_leads", {}).items()}),
         guideline_sections=folded("guideline_sections"),
-        status_words=MappingProxyType(words),
+        status_words=by_word("status_words"),
         status_markers=MappingProxyType(dict(merged["status_markers"])),
         checkbox=MappingProxyType(dict(merged["checkbox"])),
         status_columns=folded("status_columns"),
@@ -128,7 +136,7 @@ def default_lexicon() -> Lexicon:
         open_question_words=tuple(sorted(folded("open_question_words"), key=lambda w: (-len(w), w))),
         unit_words=folded("unit_words"),
         done_copulas=tuple(sorted(folded("done_copulas"), key=lambda w: (-len(w), w))),
-        unit_status_words=MappingProxyType(unit_statuses),
+        unit_status_words=by_word("unit_status_words"),
         work_verbs=folded("work_verbs"),
         restating_words=folded("restating_words"),
         revision_words=folded("revision_words"),
