@@ -48,7 +48,8 @@ def sniff(data: bytes) -> Encoding:
 def rewrite(path: str, data: bytes, fixes: Sequence[Fix], fresh: Sequence[Fact]) -> Rewritten:
     """The new bytes for `path` with `fixes` applied; `fresh` are the file's facts, in order."""
     encoding = sniff(data)
-    text = data[len(encoding.bom):].decode(encoding.codec)
+    # surrogateescape: a byte that is not UTF-8 comes back as it was (the loader read it replaced)
+    text = data[len(encoding.bom):].decode(encoding.codec, "surrogateescape")
     kind = kind_of(path, text, fresh)
     if kind == "json":
         first = firsts(fresh)
@@ -57,7 +58,7 @@ def rewrite(path: str, data: bytes, fixes: Sequence[Fix], fresh: Sequence[Fact])
     else:
         lines = split_lines(text, newline_only=newline_only(path, data))
         new_text, applied, skipped = _rewrite_lines(lines, fixes, kind)
-    return Rewritten(encoding.bom + new_text.encode(encoding.codec), tuple(applied), tuple(skipped))
+    return Rewritten(encoding.bom + new_text.encode(encoding.codec, "surrogateescape"), tuple(applied), tuple(skipped))
 
 
 def kind_of(path: str, text: str, fresh: Sequence[Fact]) -> str:

@@ -293,7 +293,37 @@ def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: L
         return _json_lines_bytes(source)
     text = decode(source)
     if isinstance(text, Problem):
-        return JsonResult(problems=[text])
+        replaced = _replaced(source)
+        if replaced is None:
+            return JsonResult(problems=[text])
+        text, problem = replaced
+        result = _parse_text(source, text, suffix, stream, lexicon, front_matter)
+        result.problems.insert(0, problem)
+        return result
+    return _parse_text(source, text, suffix, stream, lexicon, front_matter)
+
+
+def _replaced(source: Source) -> tuple[str, Problem] | None:
+    """A text file with a byte that is not UTF-8 (a stray Latin-1 "é" in a long log) is read with
+    each such byte replaced (U+FFFD), and the first is reported on its line: one byte does not
+    cost the file every claim. None for what `decode` turns down otherwise (empty, binary,
+    UTF-16). A fix keeps such a byte as it was (fixes.rewrite reads and writes the file's bytes
+    through surrogateescape)."""
+    data = source.data
+    if not data or data.isspace() or b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        problem = Problem(source.path, line, f"not UTF-8 (invalid byte at offset {error.start}, line {line}): "
+                                             "read with such bytes replaced")
+        return data.decode("utf-8-sig", "replace"), problem
+    return None
+
+
+def _parse_text(source: Source, text: str, suffix: str, stream: bool, lexicon: Lexicon | None,
+                front_matter: Loader | None) -> JsonResult:
     if not text.strip():
         return JsonResult(problems=[Problem(source.path, 1, "empty file")])
     stem = Path(source.path).stem
