@@ -269,6 +269,10 @@ def _restatements(ctx: Context, facts: Sequence[Fact], apart: bool = False) -> I
                 bucket.append(unit)
 
 
+def _one_place(a: Fact, b: Fact) -> bool:
+    return a.line == b.line and a.obs == b.obs and a.path == b.path
+
+
 def _prefix(words: frozenset[str], df: dict[str, int]) -> list[str]:
     """The rarest words: two sets at Jaccard >= RESTATED share one of their prefixes."""
     keep = len(words) - math.ceil(RESTATED * len(words)) + 1
@@ -332,8 +336,8 @@ def _restated(
     seen: set[int] = set()
     for word in prefix:
         for other in index.get(word, ()):
-            if other.fact is fact or id(other) in seen:
-                continue
+            if other.fact is fact or id(other) in seen or _one_place(fact, other.fact):
+                continue  # itself, or another part of one item (a table row's cells, a record's fields)
             seen.add(id(other))
             if label and label == other.label or long_list and other.listed and len(other.value) >= LIST_WORDS:
                 mine, theirs = value, other.value

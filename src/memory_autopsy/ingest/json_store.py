@@ -363,6 +363,50 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
     draft = _record(item, entity, path, line, result.strings)
     if draft is not None:
         result.drafts.append(draft)
+    elif kind is None:
+        _prose_fields(item, entity, path, line, result)
+
+
+# A record of a shape no store names (`{"section": …, "entry": …}`, `{"labels": […],
+# "properties": {"description": …, "status": …}}`): its prose is what it claims. A field is
+# prose when it holds a sentence (four words or more); these name the record, date it or say
+# where it comes from, and are not claims.
+_NOT_PROSE = frozenset({*OBSERVED_KEYS, *ENTITY_KEYS, "id", "source", "url", "uri", "link", "path", "file",
+                        "ts", "schema", "type", "kind"})
+# Short fields that name what a record is about, in the order tried.
+_SUBJECT_KEYS = ("section", "category", "topic", "area", "component", "module", "feature", "title", "project")
+_STATUS_KEYS = ("status", "state")
+_PROSE_WORDS = 4
+_SUBJECT_WORDS = 8
+
+
+def _prose_fields(item: dict[str, Any], entity: str, path: str, line: int, result: JsonResult) -> None:
+    """Each prose field of a record (and of a record it holds) as a fact of the record's
+    subject, all at the record's place (one item, as a table row's cells are); a status field
+    ("status": "Completed") is the status of the first, what the record is ("description": …)."""
+    fields = [item, *(value for value in item.values() if isinstance(value, dict))]
+    named = _text(_first(item, ENTITY_KEYS)) or next(
+        (text for record in fields for key in _SUBJECT_KEYS
+         if 0 < len(text := _text(record.get(key))) and len(text.split()) <= _SUBJECT_WORDS), "")
+    status = next((text for record in fields for key in _STATUS_KEYS
+                   if 0 < len(text := _text(record.get(key))) and len(text.split()) <= 3), "")
+    stamp = next((date for record in fields if (date := parse_date(_first(record, OBSERVED_KEYS)))), None)
+    said = [text for record in fields for key, value in record.items() if key not in _NOT_PROSE
+            and key not in _SUBJECT_KEYS and key not in _STATUS_KEYS
+            for text in (_strings(value) if isinstance(value, list) else (_text(value),))
+            if len(text.split()) >= _PROSE_WORDS and not text.startswith(("http://", "https://"))]
+    if status:
+        from memory_autopsy.ingest.reading import cell_status
+        from memory_autopsy.lexicon import default_lexicon
+
+        status = cell_status(status, default_lexicon())
+    for index, text in enumerate(said):
+        told = status if not index else ""
+        result.drafts.append(
+            Draft(entity=named or entity, claim=text, path=path, line=line,
+                  fidelity=Fidelity.PARTIAL if named else Fidelity.RESIDUAL, observed_at=stamp, shape="json",
+                  named=bool(named), suppress=_ignored(item), kind="task" if told else "state", status=told)
+        )
 
 
 def _graph_node(item: dict[str, Any], path: str, line: int, result: JsonResult) -> None:
