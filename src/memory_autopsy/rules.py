@@ -307,7 +307,9 @@ RULES: tuple[Rule, ...] = (
           scan never crashes on it and reports it here. Whole-file problems are on line 1. A memory
           file that is a link leading outside the repository is reported by its own name and never
           read; a line over 1 MiB (in a JSON document, a run of 1 MiB with no quote or line break)
-          is left out of the reading and reported on its line, and the rest of the file is read.""",
+          is left out of the reading and reported on its line, and the rest of the file is read. A
+          markdown or JSON file with bytes that are not UTF-8 (a stray Latin-1 character) is read
+          with them replaced, reported on the line of the first; a fix keeps them as they were.""",
           '{"facts": [', '{"facts": []}'),
     _rule("degraded", "3", Severity.WARNING, "The embedding layer did not run; heuristics still did.",
           """The embedding endpoint was unreachable, answered with an error or a malformed payload, or
