@@ -29,12 +29,17 @@ def nested(text_key: str, subject_key: str) -> list[dict[str, Any]]:
             {"id": "t-2", "properties": {subject_key: "Queue", text_key: RULE}}]
 
 
+def typed(text_key: str, subject_key: str) -> list[dict[str, Any]]:
+    return [{"type": "decision", subject_key: "Sync", text_key: TASK, "status": "closed"},
+            {"type": "lesson", subject_key: "Queue", text_key: RULE, "timestamp": "2026-02-01T10:00:00Z"}]
+
+
 def listed(text_key: str, subject_key: str) -> list[dict[str, Any]]:
     return [{subject_key: "Sync", "status": "done", text_key: [TASK]},
             {subject_key: "Queue", "notes": [RULE, "short"]}]
 
 
-SHAPES = {"flat": flat, "nested": nested, "listed": listed}
+SHAPES = {"flat": flat, "nested": nested, "listed": listed, "typed": typed}
 TEXT_KEYS = ("entry", "description", "summary", "note", "lesson", "details")
 SUBJECT_KEYS = ("section", "category", "topic", "title")
 

@@ -270,6 +270,7 @@ def _restatements(ctx: Context, facts: Sequence[Fact], apart: bool = False) -> I
 
 
 def _one_place(a: Fact, b: Fact) -> bool:
+    """Two claims read at one place are parts of one item: a table row's cells, a record's fields."""
     return a.line == b.line and a.obs == b.obs and a.path == b.path
 
 

@@ -363,7 +363,7 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
     draft = _record(item, entity, path, line, result.strings)
     if draft is not None:
         result.drafts.append(draft)
-    elif kind is None:
+    elif kind not in ("entity", "relation", "observation"):  # a graph's item that names no node says nothing
         _prose_fields(item, entity, path, line, result)
 
 
@@ -395,7 +395,7 @@ def _prose_fields(item: dict[str, Any], entity: str, path: str, line: int, resul
             and key not in _SUBJECT_KEYS and key not in _STATUS_KEYS
             for text in (_strings(value) if isinstance(value, list) else (_text(value),))
             if len(text.split()) >= _PROSE_WORDS and not text.startswith(("http://", "https://"))]
-    if status:
+    if status:  # read as a table's status cell; imported here, as only such a record needs it
         from memory_autopsy.ingest.reading import cell_status
         from memory_autopsy.lexicon import default_lexicon
 
