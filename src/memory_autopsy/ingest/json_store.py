@@ -367,15 +367,15 @@ def _read_item(item: Any, entity: str, path: str, line: int, result: JsonResult)
         _prose_fields(item, entity, path, line, result)
 
 
-# A record of a shape no store names (`{"section": …, "entry": …}`, `{"labels": […],
-# "properties": {"description": …, "status": …}}`): its prose is what it claims. A field is
-# prose when it holds a sentence (four words or more); these name the record, date it or say
-# where it comes from, and are not claims.
-_NOT_PROSE = frozenset({*OBSERVED_KEYS, *ENTITY_KEYS, "id", "source", "url", "uri", "link", "path", "file",
-                        "ts", "schema", "type", "kind"})
 # Short fields that name what a record is about, in the order tried.
 _SUBJECT_KEYS = ("section", "category", "topic", "area", "component", "module", "feature", "title", "project")
 _STATUS_KEYS = ("status", "state")
+# A record of a shape no store names (`{"section": …, "entry": …}`, `{"labels": […],
+# "properties": {"description": …, "status": …}}`): its prose is what it claims. A field is
+# prose when it holds a sentence (four words or more) and is none of those that name the
+# record, give its subject or status, date it or say where it comes from.
+_NOT_PROSE = frozenset({*OBSERVED_KEYS, *ENTITY_KEYS, *_SUBJECT_KEYS, *_STATUS_KEYS, "id", "source", "url", "uri",
+                        "link", "path", "file", "ts", "schema", "type", "kind"})
 _PROSE_WORDS = 4
 _SUBJECT_WORDS = 8
 
@@ -392,7 +392,6 @@ def _prose_fields(item: dict[str, Any], entity: str, path: str, line: int, resul
                    if 0 < len(text := _text(record.get(key))) and len(text.split()) <= 3), "")
     stamp = next((date for record in fields if (date := parse_date(_first(record, OBSERVED_KEYS)))), None)
     said = [text for record in fields for key, value in record.items() if key not in _NOT_PROSE
-            and key not in _SUBJECT_KEYS and key not in _STATUS_KEYS
             for text in (_strings(value) if isinstance(value, list) else (_text(value),))
             if len(text.split()) >= _PROSE_WORDS and not text.startswith(("http://", "https://"))]
     if status:  # read as a table's status cell; imported here, as only such a record needs it

@@ -253,18 +253,36 @@ def _in_pieces(values: list[Any]) -> Iterator[list[Any]]:
 
 
 def decode(source: Source) -> str | Problem:
+    """The file's text, or why it has none; a byte that is not UTF-8 turns the file down (the
+    parser reads past it: `_read_text`)."""
+    text, problem = _read_text(source, strict=True)
+    return text if problem is None else problem
+
+
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _read_text(source: Source, strict: bool) -> tuple[str, Problem | None]:
+    """The file's text and what was wrong with it ("" when it has no text). Not `strict`, a file
+    with a byte that is not UTF-8 (a stray Latin-1 "é" in a long log) is read with each such byte
+    replaced (U+FFFD), and the first is reported on its line: one byte does not cost the file
+    every claim. A fix keeps such a byte as it was (fixes.rewrite reads and writes the file's
+    bytes through surrogateescape)."""
     data = source.data
     if not data or data.isspace():  # what `not data.strip()` says, without copying the file
-        return Problem(source.path, 1, "empty file")
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return Problem(source.path, 1, "binary file (NUL bytes)")
+        return "", Problem(source.path, 1, "empty file")
+    if b"\x00" in data[:8192] and not data.startswith(_UTF16):
+        return "", Problem(source.path, 1, "binary file (NUL bytes)")
     try:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            return data.decode("utf-16")
-        return data.decode("utf-8-sig")
+        if data.startswith(_UTF16):
+            return data.decode("utf-16"), None
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        return Problem(source.path, 1, f"not UTF-8 (invalid byte at offset {error.start}, line {line})")
+        bad = f"not UTF-8 (invalid byte at offset {error.start}, line {line})"
+        if strict or data.startswith(_UTF16):
+            return "", Problem(source.path, 1, bad)
+        return data.decode("utf-8-sig", "replace"), Problem(source.path, line, f"{bad}: read with such bytes replaced")
 
 
 def _why_empty(source: Source) -> str:
@@ -289,37 +307,15 @@ def _long_lines_out(source: Source, problems: list[Problem]) -> Source:
 def parse_source(source: Source, lexicon: Lexicon | None = None, front_matter: Loader | None = None) -> JsonResult:
     suffix = Path(source.path).suffix.lower()
     stream = suffix == ".jsonl" and is_pretty_stream(source.data)
-    if suffix == ".jsonl" and not source.data.startswith((b"\xff\xfe", b"\xfe\xff")) and not stream:
+    if suffix == ".jsonl" and not source.data.startswith(_UTF16) and not stream:
         return _json_lines_bytes(source)
-    text = decode(source)
-    if isinstance(text, Problem):
-        replaced = _replaced(source)
-        if replaced is None:
-            return JsonResult(problems=[text])
-        text, problem = replaced
-        result = _parse_text(source, text, suffix, stream, lexicon, front_matter)
+    text, problem = _read_text(source, strict=False)
+    if problem is not None and not text:
+        return JsonResult(problems=[problem])
+    result = _parse_text(source, text, suffix, stream, lexicon, front_matter)
+    if problem is not None:
         result.problems.insert(0, problem)
-        return result
-    return _parse_text(source, text, suffix, stream, lexicon, front_matter)
-
-
-def _replaced(source: Source) -> tuple[str, Problem] | None:
-    """A text file with a byte that is not UTF-8 (a stray Latin-1 "é" in a long log) is read with
-    each such byte replaced (U+FFFD), and the first is reported on its line: one byte does not
-    cost the file every claim. None for what `decode` turns down otherwise (empty, binary,
-    UTF-16). A fix keeps such a byte as it was (fixes.rewrite reads and writes the file's bytes
-    through surrogateescape)."""
-    data = source.data
-    if not data or data.isspace() or b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None
-    try:
-        data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        problem = Problem(source.path, line, f"not UTF-8 (invalid byte at offset {error.start}, line {line}): "
-                                             "read with such bytes replaced")
-        return data.decode("utf-8-sig", "replace"), problem
-    return None
+    return result
 
 
 def _parse_text(source: Source, text: str, suffix: str, stream: bool, lexicon: Lexicon | None,
@@ -712,7 +708,7 @@ def _split_spans(body: bytes) -> Iterator[tuple[int, bytes]]:
 def _jsonl_body(source: Source) -> bytes | None:
     """The bytes of a JSONL store that parse_source reads line by line, else None."""
     data = source.data
-    if Path(source.path).suffix.lower() != ".jsonl" or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if Path(source.path).suffix.lower() != ".jsonl" or data.startswith(_UTF16):
         return None
     if is_pretty_stream(data):  # its values span lines: read whole
         return None
